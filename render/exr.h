@@ -1,0 +1,52 @@
+/* exr.h — EXR files through the OpenEXR C API (OpenEXRCore): rendered frames out,
+ * environment maps in. Every write goes to a temporary name, is synced and renamed,
+ * so a killed process never leaves a partial file under the final name. */
+#ifndef PW_EXR_H
+#define PW_EXR_H
+
+#include <stdint.h>
+
+#include "pw_error.h"
+
+/* A rendered frame, rows top to bottom. */
+typedef struct {
+    int width, height;
+    float *rgba;     /* 4 per pixel, premultiplied alpha (required) */
+    float *depth;    /* 1 per pixel [m] camera distance, INFINITY for none (optional) */
+    float *albedo;   /* 3 per pixel, first-hit albedo (optional) */
+} pw_image;
+
+typedef enum { PW_EXR_ZIP = 0, PW_EXR_PIZ = 1, PW_EXR_NONE = 2 } pw_exr_compression;
+
+typedef struct {
+    pw_exr_compression compression; /* ZIP by default */
+    int float_beauty;                /* 0: RGBA as half (default), 1: as float */
+    int spp;                         /* samples per pixel, written as metadata */
+    double render_seconds;           /* wall time, metadata */
+    int frame;                       /* frame number, metadata */
+    const char *scene_name;          /* metadata, may be NULL */
+    int has_camera;                  /* when 1, the next three are written */
+    float world_to_camera[16];       /* row-major 4x4 (OpenEXR m44f convention) */
+    float world_to_ndc[16];
+    double fov_deg;                  /* vertical field of view */
+} pw_exr_options;
+
+void pw_exr_options_default(pw_exr_options *o);
+
+/* Writes img to path atomically: RGBA (half or float), and when present depth.Z
+ * (float) and albedo.R/G/B (half). */
+pw_status pw_exr_write(const char *path, const pw_image *img, const pw_exr_options *opt,
+                       pw_error *err);
+
+/* Reads the R, G, B channels (half or float, scanline or tiled, any compression the
+ * C API decodes) of the first part of path into a new float buffer of 3*w*h, rows top
+ * to bottom. Missing channels, absurd sizes and damaged data are errors that name the
+ * file. The caller frees *rgb with free(). */
+pw_status pw_exr_read_rgb(const char *path, int *width, int *height, float **rgb,
+                          pw_error *err);
+
+/* Reads RGBA back as float (tests, PNG conversion). Alpha = 1 when absent. */
+pw_status pw_exr_read_rgba(const char *path, int *width, int *height, float **rgba,
+                           pw_error *err);
+
+#endif

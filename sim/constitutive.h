@@ -1,0 +1,46 @@
+/* constitutive.h — the snow model of Stomakhin et al. 2013, section 5 and 7:
+ * fixed-corotated elasticity with hardening, and plasticity by singular-value clamp.
+ * Notation follows ../shared/reference/math-notes.md. Pure functions, thread safe. */
+#ifndef PW_CONSTITUTIVE_H
+#define PW_CONSTITUTIVE_H
+
+#include "pw_math.h"
+
+/* Lamé parameters from Young's modulus E [Pa] and Poisson's ratio nu [-]. */
+void pw_lame(double E, double nu, double *mu, double *lambda);
+
+/* Hardening factor e^{xi (1 - Jp)} of eq. 2, with Jp already clamped by the caller's
+ * material bounds. */
+double pw_hardening(double xi, double Jp);
+
+/* Energy density Psi(F) = mu |F - R|^2 + lambda/2 (J - 1)^2  [J/m^3]  (eq. 1). */
+double pw_fcr_energy(mat3 F, double mu, double lambda);
+
+/* First Piola-Kirchhoff stress P = dPsi/dF = 2 mu (F - R) + lambda (J - 1) cof(F). */
+mat3 pw_fcr_stress(mat3 F, double mu, double lambda);
+
+/* Stress differential dP = d^2Psi/dF^2 : dF, including the rotation derivative dR
+ * (math-notes.md). Singular (tr(S) I - S) is guarded. */
+mat3 pw_fcr_stress_differential(mat3 F, double mu, double lambda, mat3 dF);
+
+/* dR for F = R S and a perturbation dF (exposed for the finite-difference test). */
+mat3 pw_polar_rotation_differential(mat3 F, mat3 dF);
+
+/* Per-particle precomputation for repeated Hessian actions within one step:
+ * R, S, cof(F), J are fixed while the solver iterates. */
+typedef struct {
+    mat3 F, R, S, cofF;
+    double J, mu, lambda;
+    mat3 inv_trS_minus_S;  /* (tr(S) I - S)^-1, zero when singular */
+} pw_fcr_cache;
+void pw_fcr_cache_init(pw_fcr_cache *c, mat3 F, double mu, double lambda);
+mat3 pw_fcr_stress_differential_cached(const pw_fcr_cache *c, mat3 dF);
+
+/* Eq. 11-12: given the trial elastic gradient Fe_hat = (I + dt grad v) Fe^n and the
+ * plastic gradient Fp^n, clamp the singular values of Fe_hat to [1 - theta_c,
+ * 1 + theta_s], write Fe^{n+1} = U Sigma V^T and Fp^{n+1} = V Sigma^-1 U^T Fe_hat Fp^n.
+ * Returns 0, or -1 when the SVD input is not finite (caller reports it). */
+int pw_plasticity_update(mat3 Fe_hat, mat3 Fp, double theta_c, double theta_s,
+                         mat3 *Fe_out, mat3 *Fp_out);
+
+#endif

@@ -1,0 +1,163 @@
+/* file.c — atomic writes and small file helpers; see pw_file.h. */
+#include "pw_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void pw_atomic_tmp_name(const char *path, char *tmp, size_t tmp_size)
+{
+    snprintf(tmp, tmp_size, "%s.tmp.%ld", path, (long)getpid());
+}
+
+static void fsync_parent_dir(const char *path)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash == dir) slash[1] = '\0';
+    else if (slash) *slash = '\0';
+    else snprintf(dir, sizeof dir, ".");
+    int fd = open(dir, O_RDONLY);
+    if (fd >= 0) {
+        fsync(fd); /* best effort: some file systems refuse fsync on directories */
+        close(fd);
+    }
+}
+
+pw_status pw_atomic_begin(pw_atomic_file *f, const char *path, pw_error *err)
+{
+    memset(f, 0, sizeof *f);
+    if (strlen(path) + 32 >= sizeof f->path)
+        return pw_fail(err, PW_EINVAL, "%s: path too long", path);
+    snprintf(f->path, sizeof f->path, "%s", path);
+    pw_atomic_tmp_name(path, f->tmp_path, sizeof f->tmp_path);
+    f->fp = fopen(f->tmp_path, "wb");
+    if (!f->fp)
+        return pw_fail(err, PW_EIO, "%s: cannot create (%s)", f->tmp_path, strerror(errno));
+    return PW_OK;
+}
+
+pw_status pw_atomic_write(pw_atomic_file *f, const void *data, size_t n, pw_error *err)
+{
+    if (n && fwrite(data, 1, n, f->fp) != n)
+        return pw_fail(err, PW_EIO, "%s: write failed (%s)", f->tmp_path, strerror(errno));
+    return PW_OK;
+}
+
+pw_status pw_atomic_rename(const char *tmp, const char *path, pw_error *err)
+{
+    int fd = open(tmp, O_RDONLY);
+    if (fd < 0 || fsync(fd) != 0) {
+        int e = errno;
+        if (fd >= 0) close(fd);
+        remove(tmp);
+        return pw_fail(err, PW_EIO, "%s: cannot sync (%s)", tmp, strerror(e));
+    }
+    close(fd);
+    if (rename(tmp, path) != 0) {
+        int e = errno;
+        remove(tmp);
+        return pw_fail(err, PW_EIO, "%s: cannot rename into place (%s)", path, strerror(e));
+    }
+    fsync_parent_dir(path);
+    return PW_OK;
+}
+
+pw_status pw_atomic_commit(pw_atomic_file *f, pw_error *err)
+{
+    if (!f->fp) return pw_fail(err, PW_EINVAL, "%s: not open", f->path);
+    int bad = fflush(f->fp) != 0 || ferror(f->fp);
+    int e = errno;
+    if (fclose(f->fp) != 0 && !bad) { bad = 1; e = errno; }
+    f->fp = NULL;
+    if (bad) {
+        remove(f->tmp_path);
+        return pw_fail(err, PW_EIO, "%s: write failed (%s)", f->tmp_path, strerror(e));
+    }
+    return pw_atomic_rename(f->tmp_path, f->path, err);
+}
+
+void pw_atomic_abort(pw_atomic_file *f)
+{
+    if (f->fp) fclose(f->fp);
+    f->fp = NULL;
+    if (f->tmp_path[0]) remove(f->tmp_path);
+}
+
+pw_status pw_mkdir_p(const char *dir, pw_error *err)
+{
+    char buf[4096];
+    if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf)
+        return pw_fail(err, PW_EINVAL, "%s: path too long", dir);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return pw_fail(err, PW_EIO, "%s: cannot create directory (%s)", buf, strerror(errno));
+        *p = '/';
+    }
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+        return pw_fail(err, PW_EIO, "%s: cannot create directory (%s)", buf, strerror(errno));
+    return PW_OK;
+}
+
+pw_status pw_mkdir_parent(const char *path, pw_error *err)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir) return PW_OK;
+    *slash = '\0';
+    return pw_mkdir_p(dir, err);
+}
+
+pw_status pw_read_file(const char *path, size_t max_bytes, char **data, size_t *size,
+                       pw_error *err)
+{
+    *data = NULL;
+    *size = 0;
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return pw_fail(err, PW_EIO, "%s: cannot open (%s)", path, strerror(errno));
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap + 1);
+    if (!buf) {
+        fclose(fp);
+        return pw_fail(err, PW_ENOMEM, "%s: out of memory", path);
+    }
+    for (;;) {
+        if (n == cap) {
+            if (cap >= max_bytes) {
+                free(buf);
+                fclose(fp);
+                return pw_fail(err, PW_EINVAL, "%s: larger than the %zu-byte limit", path,
+                               max_bytes);
+            }
+            size_t ncap = cap * 2 > max_bytes ? max_bytes : cap * 2;
+            char *nb = realloc(buf, ncap + 1);
+            if (!nb) {
+                free(buf);
+                fclose(fp);
+                return pw_fail(err, PW_ENOMEM, "%s: out of memory", path);
+            }
+            buf = nb;
+            cap = ncap;
+        }
+        size_t got = fread(buf + n, 1, cap - n, fp);
+        n += got;
+        if (got == 0) break;
+    }
+    int bad = ferror(fp);
+    fclose(fp);
+    if (bad) {
+        free(buf);
+        return pw_fail(err, PW_EIO, "%s: read failed", path);
+    }
+    buf[n] = '\0';
+    *data = buf;
+    *size = n;
+    return PW_OK;
+}

@@ -1,0 +1,67 @@
+/* pw_shape.h — solid shapes and rigid keyframed motion, shared by the solver (seeding,
+ * level-set colliders) and the renderer (Embree surfaces), so a collider and the
+ * surface drawn for it are the same object at the same time.
+ *
+ * A shape is given in its own local frame and placed in the world by a rigid motion:
+ * world_from_local(t) = translate(T(t)) * rotate(R(t)). A shape with no keyframes is
+ * static at the identity. All lengths [m], times [s], angles [rad]. Y is up. */
+#ifndef PW_SHAPE_H
+#define PW_SHAPE_H
+
+#include "pw_error.h"
+#include "pw_math.h"
+
+typedef enum {
+    PW_SHAPE_HALFSPACE = 1, /* solid below the plane through `center` with normal `normal` */
+    PW_SHAPE_SPHERE,        /* centre `center`, radius `radius`                            */
+    PW_SHAPE_BOX,           /* centre `center`, half sizes `half_extents`                  */
+    PW_SHAPE_CYLINDER,      /* centre `center`, axis local +Y, `radius`, `half_height`    */
+    PW_SHAPE_MESH           /* closed triangle mesh from the OBJ at `path`, placed by
+                               `center` (translation) and `scale`                       */
+} pw_shape_kind;
+
+/* One key of a rigid motion: at time t the local frame is rotated by `angle` about
+ * `axis` (through the local origin) and then translated by `translation`. */
+typedef struct {
+    double t;            /* [s] */
+    vec3 translation;    /* [m] */
+    vec3 axis;           /* unit rotation axis */
+    double angle;        /* [rad] */
+} pw_keyframe;
+
+#define PW_SHAPE_MAX_KEYS 64
+
+typedef struct {
+    pw_shape_kind kind;
+    vec3 center;         /* [m] local position of the shape (sphere/box/cylinder centre,
+                            a point on the half-space's plane, or the mesh offset) */
+    vec3 normal;         /* half-space outward normal (unit) */
+    double radius;       /* [m] sphere and cylinder */
+    double half_height;  /* [m] cylinder */
+    vec3 half_extents;   /* [m] box */
+    vec3 rotation_axis;  /* static orientation of the shape in its local frame */
+    double rotation_angle; /* [rad] */
+    double scale;        /* mesh scale factor [-] (1 = OBJ units are metres) */
+    char path[1024];     /* mesh OBJ path, resolved relative to the scene file */
+    int n_keys;          /* 0 = static */
+    pw_keyframe keys[PW_SHAPE_MAX_KEYS]; /* sorted by t; linear in translation,
+                                            slerp in rotation; held before/after */
+} pw_shape;
+
+/* Fills a shape with neutral defaults (no rotation, scale 1, no keys). */
+void pw_shape_init(pw_shape *s, pw_shape_kind kind);
+
+/* The rigid motion at time t: world = rotation * local + translation. */
+void pw_shape_motion(const pw_shape *s, double t, mat3 *rotation, vec3 *translation);
+
+/* Velocity [m/s] at world point x of the rigidly moving shape at time t
+ * (v_co of Stomakhin et al. 2013, section 8), from the keyframe motion. */
+vec3 pw_shape_velocity(const pw_shape *s, double t, vec3 x);
+
+/* Signed distance [m] (negative inside) and outward unit normal at world point x, at
+ * time t, for the analytic kinds (half-space, sphere, box, cylinder). Meshes are
+ * handled by sim/collide.c through a signed-distance grid; calling this on a mesh
+ * returns +INFINITY. `normal` may be NULL. */
+double pw_shape_sdf(const pw_shape *s, double t, vec3 x, vec3 *normal);
+
+#endif

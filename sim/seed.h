@@ -1,0 +1,64 @@
+/* seed.h — filling snow bodies with particles: jittered random sampling, 4-10
+ * particles per cell, into unions and differences of shapes and closed OBJ meshes,
+ * with the per-particle parameter variation of section 10 (harder, denser shell and
+ * multiplicative noise on E). Deterministic for a given seed. */
+#ifndef PW_SEED_H
+#define PW_SEED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pw_error.h"
+#include "pw_shape.h"
+
+#define PW_BODY_MAX_SHAPES 16
+
+typedef struct {
+    char name[64];
+    double E0;             /* Young's modulus [Pa]          (Table 2: 1.4e5) */
+    double nu;             /* Poisson's ratio [-]           (0.2)            */
+    double xi;             /* hardening coefficient [-]     (10)             */
+    double theta_c;        /* critical compression [-]      (2.5e-2)         */
+    double theta_s;        /* critical stretch [-]          (7.5e-3)         */
+    double rho0;           /* initial density [kg/m^3]      (400)            */
+    double Jp_min, Jp_max; /* clamp of J_P so hardening stays finite ([0.6, 20]) */
+    double E_noise;        /* relative amplitude of multiplicative noise on E (0 = none) */
+    double noise_scale;    /* [m] feature size of that noise                 */
+    double shell_depth;    /* [m] thickness of the harder, denser outer shell (0 = none) */
+    double shell_E_factor; /* E multiplier at the surface, blending to 1 at shell_depth */
+    double shell_rho_factor; /* density multiplier at the surface, likewise   */
+} pw_material;
+
+void pw_material_default(pw_material *m); /* Stomakhin et al. 2013, Table 2 */
+
+typedef struct {
+    pw_shape add[PW_BODY_MAX_SHAPES];      /* union of these ... */
+    int n_add;
+    pw_shape subtract[PW_BODY_MAX_SHAPES]; /* ... minus the union of these */
+    int n_subtract;
+    vec3 velocity;          /* initial velocity [m/s] */
+    vec3 angular_velocity;  /* initial spin about the body's centroid [rad/s] */
+    double particles_per_cell; /* 4..10, default 8 */
+    uint64_t seed;
+} pw_body_desc;
+
+/* Per-particle initial state produced by seeding (arrays of n). */
+typedef struct {
+    size_t n, capacity;
+    vec3 *x;         /* [m] */
+    vec3 *v;         /* [m/s] */
+    double *m;       /* [kg] = rho * h^3 / ppc */
+    double *mu0, *lambda0; /* [Pa] per-particle Lamé parameters */
+    double *xi, *theta_c, *theta_s, *Jp_min, *Jp_max;
+} pw_seeded;
+
+/* Number of particles seeding would create, computed before any allocation, so the
+ * caller can report the budget and refuse absurd scenes. */
+pw_status pw_seed_estimate(const pw_body_desc *b, double h, size_t *count, pw_error *err);
+
+/* Appends the particles of body b with material mat at grid spacing h [m]. */
+pw_status pw_seed_body(const pw_body_desc *b, const pw_material *mat, double h,
+                       pw_seeded *out, pw_error *err);
+void pw_seeded_free(pw_seeded *s);
+
+#endif

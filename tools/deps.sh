@@ -1,0 +1,31 @@
+# tools/deps.sh — sourced by tools/check and tools/demo: make sure the Debian 12
+# packages Powder builds against are installed. As root it runs apt-get; otherwise
+# it prints the exact command and fails.
+POWDER_PACKAGES="build-essential cmake pkg-config libomp-dev clang libclang-rt-14-dev
+libopenexr-dev libembree-dev libzstd-dev libjansson-dev zlib1g-dev"
+
+powder_missing_packages() {
+    local missing="" p
+    for p in $POWDER_PACKAGES; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+            || missing="$missing $p"
+    done
+    echo "$missing"
+}
+
+powder_install_deps() {
+    local missing
+    missing=$(powder_missing_packages)
+    [ -z "$missing" ] && return 0
+    if [ "$(id -u)" = 0 ]; then
+        echo "powder: installing:$missing"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq || return 1
+        # shellcheck disable=SC2086
+        apt-get install -y -qq --no-install-recommends $missing || return 1
+    else
+        echo "powder: missing Debian packages. Run:" >&2
+        echo "  sudo apt-get install -y$missing" >&2
+        return 1
+    fi
+}
