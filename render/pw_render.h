@@ -1,7 +1,11 @@
-/* pw_render.h — stages 2 and 3: B-spline rasterizer and volumetric path tracer.
+/* pw_render.h — stages 2 and 3: B-spline rasterizer and volumetric path tracer
+ * (Stomakhin et al. 2013, section 9).
  *
- * (Types agreed between the scene parser and the renderer; the renderer's functions
- * are declared below them by the renderer's owner.) */
+ * Stage 2 turns particles into a sparse density grid (pw_density_rasterize). Stage 3
+ * renders it as a participating medium with sigma_t(x) = sigma_t_ref rho(x) / rho_ref,
+ * HG phase function and per-channel albedo, together with opaque diffuse surfaces, a
+ * sun, a constant sky or an environment map (pw_renderer_create, pw_render_frame).
+ * The description structs are filled by the scene parser. */
 #ifndef PW_RENDER_H
 #define PW_RENDER_H
 
@@ -46,5 +50,79 @@ typedef struct {
     int aov_depth;            /* write depth.Z                                      */
     int aov_albedo;           /* write albedo.R/G/B                                 */
 } pw_render_settings;
+
+/* ---- stage 2: rasterization -------------------------------------------- */
+
+typedef struct pw_density pw_density;
+
+/* Rasterizes n particles (positions x, 3n values [m]; masses m, n values [kg]) with the
+ * cubic B-spline of pw_kernel.h: rho_i = sum_p m_p w_ip / h^3 at node spacing
+ * h = h_sim / subdiv (subdiv >= 1; 2 halves the aliasing the paper mentions). The grid
+ * is sparse (8^3-cell bricks where particles are) and carries the per-brick majorant.
+ * Parallel (OpenMP) and deterministic: the same bits for any thread count.
+ * n may be 0 (an empty grid). Returns NULL with *err set on non-finite or negative
+ * input, absurd extents or allocation failure. The caller owns the result. */
+pw_density *pw_density_rasterize(const double *x, const double *m, size_t n, double h_sim,
+                                 int subdiv, pw_error *err);
+void pw_density_destroy(pw_density *d); /* NULL is a no-op */
+
+/* World bounds [m] of the region where the density can be nonzero. PW_EINVAL when the
+ * grid is empty. */
+pw_status pw_density_bounds(const pw_density *d, vec3 *lo, vec3 *hi);
+
+/* sum_i rho_i h^3 over the grid [kg]; equals the particles' total mass to rounding. */
+double pw_density_total_mass(const pw_density *d);
+
+/* ---- camera ---------------------------------------------------------------- */
+
+/* Camera matrices for EXR metadata, row-major 4x4 in the OpenEXR (Imath) row-vector
+ * convention p' = p M: world_to_camera maps to a left-handed camera space (+x right,
+ * +y up, +z the viewing direction, origin at the eye); world_to_ndc maps to NDC
+ * (x right and y down over [0, 1] across the image, after division by w = camera z;
+ * z/w = 1 / camera z). PW_EINVAL on a degenerate camera. */
+pw_status pw_camera_matrices(const pw_camera_desc *c, float world_to_camera[16],
+                             float world_to_ndc[16], pw_error *err);
+
+/* ---- stage 3: rendering ------------------------------------------------ */
+
+typedef struct pw_renderer pw_renderer;
+
+/* Checks the settings and descriptions (naming the first bad field), loads the
+ * environment map if any and returns a renderer owned by the caller. surf may be NULL
+ * (no surfaces); the renderer keeps a reference to it, so it must outlive the renderer.
+ * The descriptions are copied. */
+pw_renderer *pw_renderer_create(const pw_render_settings *s, const pw_camera_desc *c,
+                                const pw_medium_desc *md, const pw_lights_desc *l,
+                                const pw_surfaces *surf, pw_error *err);
+void pw_renderer_destroy(pw_renderer *r); /* NULL is a no-op */
+
+/* Called with the fraction of tiles finished, in [0, 1], never concurrently. */
+typedef void (*pw_render_progress_fn)(void *user, double fraction_done);
+
+typedef struct {
+    double seconds;                /* wall time of pw_render_frame [s]                */
+    double samples_per_second;     /* camera samples per second                       */
+    double mean_scattering_events; /* real collisions + surface bounces per path      */
+    uint64_t paths;                /* camera samples traced                           */
+    uint64_t paths_cut_by_cap;     /* paths ended by settings.max_depth (a bias)      */
+} pw_render_stats;
+
+/* Renders density d (NULL = no medium) into *out, which this function allocates (free
+ * with pw_image_free). Pixel values are the mean over settings.spp samples (box filter
+ * over the pixel, R2 low-discrepancy positions) of the radiance [W/m^2/sr] reaching the
+ * eye; the image is bit-identical for any thread count. Alpha is the fraction of camera
+ * samples whose primary ray met the medium (a real collision, so its expectation is
+ * 1 - transmittance) or a surface. Colour is premultiplied and includes what is seen of
+ * the sky or environment through the holes, which therefore adds colour at alpha 0.
+ * Optional AOVs (settings.aov_depth, aov_albedo): depth = mean distance [m] from the eye
+ * to the first event over the samples that had one (INFINITY if none); albedo = mean
+ * albedo at that event. progress and stats may be NULL. One frame at a time per
+ * renderer. */
+pw_status pw_render_frame(pw_renderer *r, const pw_density *d, pw_image *out,
+                          pw_render_progress_fn progress, void *user, pw_render_stats *stats,
+                          pw_error *err);
+
+/* Frees the buffers of an image from pw_render_frame and zeroes it; NULL is a no-op. */
+void pw_image_free(pw_image *img);
 
 #endif

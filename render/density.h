@@ -1,0 +1,84 @@
+/* density.h — stage 2 internals: the sparse brick grid of snow density rasterized from
+ * particles, its per-brick majorant, the 3D DDA that walks the majorant grid, and the
+ * free-flight (delta tracking) and transmittance (ratio tracking) estimators built on
+ * them (medium.c). Internal header of render/; the public entry points are in
+ * pw_render.h.
+ *
+ * Layout. Nodes sit at world positions i*h (i integer). A brick covers 8^3 cells, that
+ * is nodes 8b .. 8b+8 per axis: it stores 9^3 node values, its own 8^3 plus the first
+ * layer of its +x/+y/+z neighbours, so a trilinear lookup never leaves its brick. The
+ * brick table is dense over the bounding box of occupied bricks (1/512 of the voxel
+ * count) and holds a slot index or -1; node data exists only for occupied bricks. */
+#ifndef PW_DENSITY_H
+#define PW_DENSITY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pw_math.h"
+#include "sampling.h"
+
+#define PW_BRICK 8                        /* cells per brick side */
+#define PW_BRICK_NODES (PW_BRICK + 1)     /* nodes per brick side, shared far face */
+#define PW_BRICK_SIZE (PW_BRICK_NODES * PW_BRICK_NODES * PW_BRICK_NODES)
+
+struct pw_density {
+    double h, inv_h;      /* node spacing [m] and its inverse [1/m]                  */
+    int blo[3];           /* brick coordinates of table cell (0,0,0)                 */
+    int bdim[3];          /* table size in bricks                                    */
+    int32_t *slot;        /* bdim[0]*bdim[1]*bdim[2]: slot of the brick or -1        */
+    double *rho_max;      /* per table cell: max node density of the brick [kg/m^3]  */
+    size_t nbricks;
+    double *rho;          /* nbricks * PW_BRICK_SIZE node densities [kg/m^3]         */
+    double total_mass;    /* sum of rho_i h^3 over distinct nodes [kg]               */
+    vec3 lo, hi;          /* [m] bounds of the nodes any particle touched            */
+};
+
+/* Table cell index of brick coordinate (bx, by, bz) relative to blo, x fastest. */
+static inline size_t pw_density_cell(const struct pw_density *d, int bx, int by, int bz)
+{
+    return ((size_t)bz * (size_t)d->bdim[1] + (size_t)by) * (size_t)d->bdim[0] + (size_t)bx;
+}
+
+/* Density [kg/m^3] at world point x by trilinear interpolation of the node values; 0
+ * outside occupied bricks. */
+double pw_density_lookup(const struct pw_density *d, vec3 x);
+
+/* ---- 3D DDA over the brick (majorant) grid ------------------------------- */
+
+typedef struct {
+    vec3 o, dir;
+    double t, tmax;       /* current entry parameter and end of the walk [m]         */
+    int cell[3];          /* current table cell                                      */
+    int step[3];
+    double t_next[3], t_delta[3];
+    int done;
+    const struct pw_density *d;
+} pw_brick_walk;
+
+/* Starts a walk along o + t dir (dir unit) for t in [tmin, tmax]. */
+void pw_brick_walk_init(pw_brick_walk *w, const struct pw_density *d, vec3 o, vec3 dir,
+                        double tmin, double tmax);
+
+/* Next brick crossed: its parameter interval [*t0, *t1] and max density [kg/m^3] (0 for
+ * empty bricks). Returns 0 when the walk has left the grid or passed tmax. */
+int pw_brick_walk_next(pw_brick_walk *w, double *t0, double *t1, double *rho_max);
+
+/* ---- tracking (medium.c) ------------------------------------------------- */
+
+/* Delta tracking: samples the distance to the first real collision along o + t dir,
+ * t in (tmin, tmax), in the medium sigma_t = sigma_per_rho * rho(x) [1/m]. Returns 1 and
+ * sets *t_hit, or 0 when the photon passes (probability = transmittance). d may be NULL
+ * (no medium). */
+int pw_medium_sample_collision(const struct pw_density *d, double sigma_per_rho, vec3 o,
+                               vec3 dir, double tmin, double tmax, pw_rng *rng,
+                               double *t_hit);
+
+/* Ratio tracking (Novak et al. 2014): an unbiased estimate of the transmittance
+ * exp(-int sigma_t) over (tmin, tmax), with Russian roulette once it falls below
+ * rr_threshold so opaque paths end early. */
+double pw_medium_transmittance(const struct pw_density *d, double sigma_per_rho, vec3 o,
+                               vec3 dir, double tmin, double tmax, double rr_threshold,
+                               pw_rng *rng);
+
+#endif

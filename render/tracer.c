@@ -1,0 +1,357 @@
+/* tracer.c — stage 3: the volumetric path tracer (integrator and frame loop).
+ *
+ * One camera sample is a path: free flight by delta tracking up to the nearest surface,
+ * a real collision scatters by HG (throughput x albedo), a surface hit scatters
+ * diffusely (throughput x colour); at every event the sun and the environment are
+ * sampled (next-event estimation) with ratio-tracked shadow rays, and the environment
+ * is also reached by the scattered ray, the two combined by the power heuristic.
+ * Russian roulette after rr_start_depth events; max_depth is only a safety cap whose
+ * cuts are counted. Every sample draws from its own hash-seeded RNG, so pixels do not
+ * depend on the thread schedule. */
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "camera.h"
+#include "density.h"
+#include "lights.h"
+#include "pw_render.h"
+#include "sampling.h"
+
+#define TILE 16
+/* Shadow-ray transmittance below which ratio tracking plays Russian roulette. */
+#define SHADOW_RR_THRESHOLD 0.1
+/* Offset of ray origins off a surface [m]: well above double rounding at scene scale
+ * (< 1e3 m), well below the snow's mean free path (1.4 mm). */
+#define SURFACE_EPS 1e-6
+
+struct pw_renderer {
+    pw_render_settings s;
+    pw_camera cam;
+    pw_medium_desc md;
+    double sigma_per_rho;   /* sigma_t_ref / rho_ref [m^2/kg] */
+    pw_lights lights;
+    const pw_surfaces *surf;
+};
+
+typedef struct {
+    vec3 L;                 /* radiance [W/m^2/sr] */
+    int hit;                /* the primary ray met the medium or a surface */
+    double depth;           /* [m] distance to the first event */
+    vec3 albedo;            /* albedo of the first event */
+    uint64_t events;        /* real collisions + surface bounces */
+    int cut;                /* ended by max_depth */
+} path_result;
+
+/* ---- settings ----------------------------------------------------------------- */
+
+static pw_status check_settings(const pw_render_settings *s, const pw_medium_desc *md,
+                                pw_error *err)
+{
+    if (s->spp < 1 || s->spp > (1 << 24))
+        return pw_fail(err, PW_EINVAL, "render: spp must be in [1, 2^24] (%d)", s->spp);
+    if (s->max_depth < 1)
+        return pw_fail(err, PW_EINVAL, "render: max_depth must be >= 1 (%d)", s->max_depth);
+    if (s->rr_start_depth < 0)
+        return pw_fail(err, PW_EINVAL, "render: rr_start_depth must be >= 0 (%d)",
+                       s->rr_start_depth);
+    if (s->threads < 0 || s->threads > 4096)
+        return pw_fail(err, PW_EINVAL, "render: threads must be in [0, 4096] (%d)", s->threads);
+    if (!(md->sigma_t_ref >= 0) || !isfinite(md->sigma_t_ref))
+        return pw_fail(err, PW_EINVAL, "medium: sigma_t_ref must be finite and >= 0 (%g)",
+                       md->sigma_t_ref);
+    if (!(md->rho_ref > 0) || !isfinite(md->rho_ref))
+        return pw_fail(err, PW_EINVAL, "medium: rho_ref must be finite and > 0 (%g)",
+                       md->rho_ref);
+    for (int k = 0; k < 3; k++) {
+        double a = v3_get(md->albedo, k);
+        if (!(a >= 0 && a <= 1))
+            return pw_fail(err, PW_EINVAL, "medium: albedo[%d] must be in [0, 1] (%g)", k, a);
+    }
+    if (!(md->g > -1 && md->g < 1))
+        return pw_fail(err, PW_EINVAL, "medium: g must be in (-1, 1) (%g)", md->g);
+    return PW_OK;
+}
+
+/* ---- next-event estimation ----------------------------------------------------- */
+
+/* Transmittance from x towards dir to infinity: surfaces block, the medium attenuates. */
+static double shadow(const pw_renderer *r, const pw_density *d, vec3 x, vec3 dir, pw_rng *rng)
+{
+    if (r->surf && pw_surfaces_occluded(r->surf, x, dir, 0.0, INFINITY)) return 0.0;
+    return pw_medium_transmittance(d, r->sigma_per_rho, x, dir, 0.0, INFINITY,
+                                   SHADOW_RR_THRESHOLD, rng);
+}
+
+/* The normalised scattering lobe at an event: the HG phase function about the incoming
+ * propagation direction wi (medium), or cos/pi about n (surface). It is also the pdf
+ * with which the path continues. */
+typedef struct {
+    int surface;
+    vec3 wi, n;
+    double g;
+} lobe;
+
+static double lobe_eval(const lobe *lb, vec3 wo)
+{
+    if (lb->surface) return fmax(0.0, v3_dot(lb->n, wo)) / PW_PI;
+    return pw_hg_pdf(v3_dot(lb->wi, wo), lb->g);
+}
+
+/* Light reaching the eye through one event at x, per unit path throughput. */
+static vec3 direct_light(const pw_renderer *r, const pw_density *d, vec3 x, const lobe *lb,
+                         pw_rng *rng)
+{
+    const pw_lights *L = &r->lights;
+    vec3 sum = v3_zero();
+    /* the sun, sampled uniformly in its cone */
+    if (L->has_sun) {
+        vec3 wo;
+        vec3 Ew = pw_lights_sun_sample(L, pw_rng_next(rng), pw_rng_next(rng), &wo);
+        double f = lobe_eval(lb, wo);
+        if (f > 0) {
+            double T = shadow(r, d, x, wo, rng);
+            if (T > 0) sum = v3_madd(sum, Ew, f * T);
+        }
+    }
+    /* the environment, light sampling half of MIS */
+    if (!pw_lights_env_black(L)) {
+        vec3 wo;
+        double pdf_light;
+        vec3 Le = pw_lights_env_sample(L, pw_rng_next(rng), pw_rng_next(rng), &wo, &pdf_light);
+        double f = lobe_eval(lb, wo);
+        if (f > 0 && pdf_light > 0) {
+            double T = shadow(r, d, x, wo, rng);
+            if (T > 0)
+                sum = v3_madd(sum, Le, f * T * pw_mis_power(pdf_light, f) / pdf_light);
+        }
+    }
+    return sum;
+}
+
+/* ---- one path ---------------------------------------------------------------- */
+
+static double max3(vec3 a) { return fmax(a.x, fmax(a.y, a.z)); }
+
+static void trace_path(const pw_renderer *r, const pw_density *d, vec3 o, vec3 dir,
+                       pw_rng *rng, path_result *res)
+{
+    const pw_lights *L = &r->lights;
+    vec3 beta = v3(1, 1, 1);
+    double lobe_pdf = 0;   /* density of the last scattering direction */
+    memset(res, 0, sizeof *res);
+    for (;;) {
+        /* nearest surface bounds the free flight */
+        pw_surface_hit hit;
+        int has_hit = r->surf && pw_surfaces_intersect(r->surf, o, dir, 0.0, INFINITY, &hit);
+        double t_surf = has_hit ? hit.t : INFINITY;
+        double t;
+        int in_medium = pw_medium_sample_collision(d, r->sigma_per_rho, o, dir, 0.0, t_surf,
+                                                   rng, &t);
+        if (!in_medium && !has_hit) {
+            /* escaped: the environment (MIS with light sampling), the sun for camera rays */
+            vec3 Le = pw_lights_env_eval(L, dir);
+            if (res->events == 0) {
+                res->L = v3_add(res->L, v3_mul(beta, v3_add(Le, pw_lights_sun_eval(L, dir))));
+            } else {
+                double w = pw_mis_power(lobe_pdf, pw_lights_env_pdf(L, dir));
+                res->L = v3_add(res->L, v3_scale(v3_mul(beta, Le), w));
+            }
+            return;
+        }
+        lobe lb = {0, {0, 0, 0}, {0, 0, 0}, 0};
+        vec3 x, albedo;
+        if (in_medium) {
+            x = v3_madd(o, dir, t);
+            albedo = r->md.albedo;
+            lb.surface = 0;
+            lb.wi = dir;
+            lb.g = r->md.g;
+        } else {
+            t = hit.t;
+            x = v3_madd(hit.p, hit.n, SURFACE_EPS);
+            albedo = hit.color;
+            lb.surface = 1;
+            lb.n = hit.n;
+        }
+        if (res->events == 0) {
+            res->hit = 1;
+            res->depth = t;
+            res->albedo = albedo;
+        }
+        if (++res->events > (uint64_t)r->s.max_depth) {
+            res->cut = 1;
+            return;
+        }
+        /* scatter: throughput times albedo, then light through this event */
+        beta = v3_mul(beta, albedo);
+        if (max3(beta) <= 0) return;
+        res->L = v3_add(res->L, v3_mul(beta, direct_light(r, d, x, &lb, rng)));
+        /* Russian roulette on the throughput */
+        if (res->events > (uint64_t)r->s.rr_start_depth) {
+            double q = fmin(1.0, max3(beta));
+            if (pw_rng_next(rng) >= q) return;
+            beta = v3_scale(beta, 1.0 / q);
+        }
+        /* continue along a direction drawn from the lobe (weight f / pdf = 1) */
+        double u1 = pw_rng_next(rng), u2 = pw_rng_next(rng);
+        if (lb.surface) {
+            dir = pw_sample_cosine(lb.n, u1, u2);
+            lobe_pdf = fmax(0.0, v3_dot(lb.n, dir)) / PW_PI;
+        } else {
+            dir = pw_hg_sample(lb.wi, lb.g, u1, u2, &lobe_pdf);
+        }
+        o = x;
+    }
+}
+
+/* ---- public -------------------------------------------------------------------- */
+
+pw_renderer *pw_renderer_create(const pw_render_settings *s, const pw_camera_desc *c,
+                                const pw_medium_desc *md, const pw_lights_desc *l,
+                                const pw_surfaces *surf, pw_error *err)
+{
+    if (!s || !c || !md || !l) {
+        pw_fail(err, PW_EINVAL, "pw_renderer_create: NULL description");
+        return NULL;
+    }
+    if (check_settings(s, md, err) != PW_OK) return NULL;
+    pw_renderer *r = calloc(1, sizeof *r);
+    if (!r) {
+        pw_fail(err, PW_ENOMEM, "pw_renderer_create: out of memory");
+        return NULL;
+    }
+    r->s = *s;
+    r->md = *md;
+    r->sigma_per_rho = md->sigma_t_ref / md->rho_ref;
+    r->surf = surf;
+    if (pw_camera_init(&r->cam, c, err) != PW_OK || pw_lights_init(&r->lights, l, err) != PW_OK) {
+        pw_renderer_destroy(r);
+        return NULL;
+    }
+    return r;
+}
+
+void pw_renderer_destroy(pw_renderer *r)
+{
+    if (!r) return;
+    pw_lights_release(&r->lights);
+    free(r);
+}
+
+void pw_image_free(pw_image *img)
+{
+    if (!img) return;
+    free(img->rgba);
+    free(img->depth);
+    free(img->albedo);
+    memset(img, 0, sizeof *img);
+}
+
+/* Renders one tile; returns its event and cut counts through *events, *cut. */
+static void render_tile(const pw_renderer *r, const pw_density *d, pw_image *out, int tx,
+                        int ty, uint64_t *events, uint64_t *cut)
+{
+    int w = r->cam.width_px, h = r->cam.height_px, spp = r->s.spp;
+    for (int py = ty * TILE; py < (ty + 1) * TILE && py < h; py++)
+        for (int px = tx * TILE; px < (tx + 1) * TILE && px < w; px++) {
+            uint64_t pix = (uint64_t)py * (uint64_t)w + (uint64_t)px;
+            /* per-pixel rotation of the R2 pattern */
+            pw_rng prng = pw_rng_seed(r->s.seed ^ 0x5eedULL, pix, UINT64_MAX);
+            double off_x = pw_rng_next(&prng), off_y = pw_rng_next(&prng);
+            vec3 sum = v3_zero(), alb = v3_zero();
+            double nhit = 0, depth = 0;
+            for (int k = 0; k < spp; k++) {
+                pw_rng rng = pw_rng_seed(r->s.seed, pix, (uint64_t)k);
+                double fx, fy;
+                pw_r2((uint64_t)k, off_x, off_y, &fx, &fy);
+                vec3 dir = pw_camera_ray(&r->cam, px + fx, py + fy);
+                path_result res;
+                trace_path(r, d, r->cam.eye, dir, &rng, &res);
+                sum = v3_add(sum, res.L);
+                *events += res.events;
+                *cut += (uint64_t)res.cut;
+                if (res.hit) {
+                    nhit += 1;
+                    depth += res.depth;
+                    alb = v3_add(alb, res.albedo);
+                }
+            }
+            float *p = out->rgba + 4 * pix;
+            p[0] = (float)(sum.x / spp);
+            p[1] = (float)(sum.y / spp);
+            p[2] = (float)(sum.z / spp);
+            p[3] = (float)(nhit / spp);
+            if (out->depth) out->depth[pix] = nhit > 0 ? (float)(depth / nhit) : INFINITY;
+            if (out->albedo) {
+                vec3 a = nhit > 0 ? v3_scale(alb, 1.0 / nhit) : v3_zero();
+                out->albedo[3 * pix + 0] = (float)a.x;
+                out->albedo[3 * pix + 1] = (float)a.y;
+                out->albedo[3 * pix + 2] = (float)a.z;
+            }
+        }
+}
+
+pw_status pw_render_frame(pw_renderer *r, const pw_density *d, pw_image *out,
+                          pw_render_progress_fn progress, void *user, pw_render_stats *stats,
+                          pw_error *err)
+{
+    if (!r || !out) return pw_fail(err, PW_EINVAL, "pw_render_frame: NULL renderer or image");
+    double t_start = omp_get_wtime();
+    int w = r->cam.width_px, h = r->cam.height_px;
+    size_t npix = (size_t)w * (size_t)h;
+    memset(out, 0, sizeof *out);
+    out->width = w;
+    out->height = h;
+    out->rgba = malloc(4 * npix * sizeof *out->rgba);
+    if (r->s.aov_depth) out->depth = malloc(npix * sizeof *out->depth);
+    if (r->s.aov_albedo) out->albedo = malloc(3 * npix * sizeof *out->albedo);
+    int ntx = (w + TILE - 1) / TILE, nty = (h + TILE - 1) / TILE, ntiles = ntx * nty;
+    uint64_t *tile_events = calloc((size_t)ntiles, sizeof *tile_events);
+    uint64_t *tile_cut = calloc((size_t)ntiles, sizeof *tile_cut);
+    if (!out->rgba || (r->s.aov_depth && !out->depth) || (r->s.aov_albedo && !out->albedo) ||
+        !tile_events || !tile_cut) {
+        free(tile_events), free(tile_cut);
+        pw_image_free(out);
+        return pw_fail(err, PW_ENOMEM, "pw_render_frame: out of memory (%d x %d image)", w, h);
+    }
+
+    /* tiles in parallel; every pixel depends only on (seed, pixel, sample) */
+    int nthreads = r->s.threads > 0 ? r->s.threads : omp_get_max_threads();
+    int done = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
+    for (int tile = 0; tile < ntiles; tile++) {
+        render_tile(r, d, out, tile % ntx, tile / ntx, &tile_events[tile], &tile_cut[tile]);
+        if (progress) {
+#pragma omp critical(pw_render_progress)
+            {
+                done++;
+                progress(user, (double)done / ntiles);
+            }
+        }
+    }
+
+    uint64_t events = 0, cut = 0;
+    for (int tile = 0; tile < ntiles; tile++) {
+        events += tile_events[tile];
+        cut += tile_cut[tile];
+    }
+    free(tile_events), free(tile_cut);
+    for (size_t q = 0; q < 4 * npix; q++)
+        if (!isfinite(out->rgba[q])) {
+            size_t pix = q / 4;
+            pw_image_free(out);
+            return pw_fail(err, PW_ENUMERIC, "pw_render_frame: pixel (%zu, %zu) is not finite",
+                           pix % (size_t)w, pix / (size_t)w);
+        }
+    if (stats) {
+        uint64_t paths = (uint64_t)npix * (uint64_t)r->s.spp;
+        stats->seconds = omp_get_wtime() - t_start;
+        stats->paths = paths;
+        stats->paths_cut_by_cap = cut;
+        stats->mean_scattering_events = paths ? (double)events / (double)paths : 0.0;
+        stats->samples_per_second = stats->seconds > 0 ? paths / stats->seconds : 0.0;
+    }
+    return PW_OK;
+}
