@@ -4,6 +4,7 @@
 #ifndef PW_EXR_H
 #define PW_EXR_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "pw_error.h"
@@ -45,8 +46,16 @@ pw_status pw_exr_write(const char *path, const pw_image *img, const pw_exr_optio
 pw_status pw_exr_read_rgb(const char *path, int *width, int *height, float **rgb,
                           pw_error *err);
 
-/* Reads RGBA back as float (tests, PNG conversion). Alpha = 1 when absent. */
+/* Reads RGBA back as float (tests, PNG conversion). Alpha = 1 when absent.
+ * Both readers refuse NaN and infinite pixel values (PW_ENUMERIC), deep and
+ * subsampled images (PW_EUNSUPPORTED) and data windows beyond 2^20 px a side or
+ * 2^28 pixels in all. */
 pw_status pw_exr_read_rgba(const char *path, int *width, int *height, float **rgba,
                            pw_error *err);
+
+/* pw_exr_read_rgba on size bytes at data (fuzzing, embedded maps); `name` stands for
+ * the file in messages. The buffer is only read during the call. */
+pw_status pw_exr_read_rgba_memory(const char *name, const void *data, size_t size, int *width,
+                                  int *height, float **rgba, pw_error *err);
 
 #endif
