@@ -1,0 +1,108 @@
+/* scene.h — one JSON file describes a shot: frames, the snow simulation (materials,
+ * bodies, colliders) and how it is rendered (camera, lights, medium, surfaces, output).
+ * The whole file is validated before any work starts; every error names the file, the
+ * JSON path of the offending value and what is allowed there. The format reference is
+ * scenes/FORMAT.md. */
+#ifndef PW_SCENE_H
+#define PW_SCENE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collide.h"
+#include "pw_error.h"
+#include "pw_math.h"
+#include "pw_render.h"
+#include "pw_sim.h"
+#include "seed.h"
+#include "surfaces.h"
+
+#define PW_SCENE_MAX_MATERIALS 16
+#define PW_SCENE_MAX_BODIES 16
+#define PW_SCENE_MAX_COLLIDERS 16
+/* Room for the explicit surfaces plus the colliders drawn as surfaces
+ * (draw_colliders): the parser checks that both fit together. */
+#define PW_SCENE_MAX_SURFACES 32
+
+typedef struct {
+    char path[4096];  /* the scene file as given                                    */
+    char dir[4096];   /* its directory; asset paths (OBJ, envmap) resolve against it */
+    char name[128];   /* [A-Za-z0-9_.-], names the default output paths            */
+    char comment[1024]; /* free text: particle count and expected run time          */
+
+    /* frame_start is the initial state at t = 0; frame f is at t = (f - start) / fps */
+    int frame_start, frame_end;
+    double fps;       /* [1/s] */
+
+    pw_sim_params sim;
+    pw_material materials[PW_SCENE_MAX_MATERIALS];
+    int n_materials;
+    pw_body_desc bodies[PW_SCENE_MAX_BODIES];
+    int body_material[PW_SCENE_MAX_BODIES]; /* index into materials */
+    int n_bodies;
+    pw_collider_desc colliders[PW_SCENE_MAX_COLLIDERS];
+    int n_colliders;
+    size_t particle_estimate; /* sum of pw_seed_estimate over the bodies          */
+    uint64_t max_particles;   /* budget ("sim.max_particles", 5e6); over it = error */
+
+    pw_camera_desc camera;
+    pw_medium_desc medium;
+    pw_lights_desc lights;
+    pw_render_settings render;
+    pw_surface_desc surfaces[PW_SCENE_MAX_SURFACES];
+    int n_surfaces;           /* explicit render.surfaces only                       */
+    int draw_colliders;       /* colliders are also drawn, with collider_color       */
+    vec3 collider_color;      /* diffuse albedo [0, 1]                               */
+    int exr_compression;      /* pw_exr_compression                                   */
+    int exr_float;            /* 1: beauty stored as float, 0: half                  */
+    double png_exposure;      /* preview exposure [stops]                            */
+
+    /* One run of '#' is replaced by the zero-padded frame number (pw_frame_path).
+     * Relative paths resolve against the current directory. */
+    char cache_pattern[4096];
+    char frame_pattern[4096];
+
+    /* FNV-1a 64 of the canonical "sim" section (defaults applied, numbers normalised,
+     * keys sorted) plus frames.start and fps: caches written under another simulation
+     * setup are refused on re-render. Render values, frames.end and the particle
+     * budget do not enter it. */
+    uint64_t sim_hash;
+} pw_scene;
+
+/* Reads and validates the scene file at path into *out. *out is large (a few MB):
+ * allocate it on the heap. On failure *out is unspecified and *err holds
+ * "<file>:<line>:<col>: ..." for syntax errors or "<file>: <json.path>: ..." for
+ * everything else. Reentrant: no state outside *out. */
+pw_status pw_scene_load(const char *path, pw_scene *out, pw_error *err);
+
+/* The same from memory: name is used in messages and as out->path, base_dir is where
+ * relative asset paths resolve (NULL or "" = the current directory). len bytes of
+ * json_text are read; it need not be NUL-terminated. */
+pw_status pw_scene_parse(const char *name, const char *json_text, size_t len,
+                         const char *base_dir, pw_scene *out, pw_error *err);
+
+/* Replaces camera, lights, medium, surfaces and render/output settings of *scene with
+ * those of a "look" file, which holds a "render" section and optionally "name" and
+ * "comment" (which describe the look and are not applied); any other top-level key is
+ * an error. The simulation (and sim_hash) is untouched. On failure *scene is
+ * unchanged. Asset paths in the look resolve against the look file's directory. */
+pw_status pw_scene_apply_look(pw_scene *scene, const char *look_path, pw_error *err);
+
+/* The built-in default shot: a ~2e4-particle snowball of radius 0.1 m (h = 0.01 m)
+ * dropped 0.5 m onto a ground half-space, 24 frames at 24 fps, 320x180 at 16 spp,
+ * sun + sky, a finite ground plane. Parsed from a JSON text by the same parser. */
+void pw_scene_default(pw_scene *out);
+
+/* The built-in default shot's JSON text (for "powder run" to show or save). */
+const char *pw_scene_default_json(void);
+
+/* Writes pattern with its one run of '#' replaced by frame, zero-padded to the run's
+ * length (more digits are written in full when needed). A pattern with no '#' or more
+ * than one run, a negative frame or a result longer than out_size - 1 is an error. */
+pw_status pw_frame_path(const char *pattern, int frame, char *out, size_t out_size,
+                        pw_error *err);
+
+/* Time [s] of frame f of the scene: (f - frame_start) / fps. */
+double pw_scene_frame_time(const pw_scene *scene, int frame);
+
+#endif

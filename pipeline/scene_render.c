@@ -1,0 +1,268 @@
+/* scene_render.c — the scene's "render" section: camera, image settings, participating
+ * medium, lights, surfaces and EXR/PNG output options. */
+#include "scene_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const keys_render[] = {
+    "camera",  "resolution",  "spp",    "max_depth", "rr_start_depth", "seed",
+    "subdiv",  "aovs",        "compression", "beauty", "png_exposure", "medium",
+    "lights",  "surfaces",    "draw_colliders", "collider_color", NULL};
+static const char *const keys_camera[] = {"eye", "target", "up", "fov_deg", NULL};
+static const char *const keys_medium[] = {"sigma_t", "rho_ref", "albedo", "g", NULL};
+static const char *const keys_lights[] = {"sun", "sky", "envmap", NULL};
+static const char *const keys_sun[] = {"direction", "angular_diameter_deg", "irradiance", NULL};
+static const char *const keys_sky[] = {"radiance", NULL};
+static const char *const keys_envmap[] = {"path", "intensity", "rotation_deg", NULL};
+static const char *const keys_surface[] = {"shape", "color", "size", NULL};
+static const char *const compressions[] = {"zip", "piz", "none", NULL};
+static const char *const beauties[] = {"half", "float", NULL};
+static const char *const aov_names[] = {"depth", "albedo", NULL};
+
+#define MAX_SIDE_PX 16384
+#define MAX_PIXELS (1LL << 28)
+
+static const sc_range colour = {0, 1, 0, 0, "a colour component"};
+
+static pw_status parse_camera(const sc_ctx *c, json_t *render, pw_camera_desc *cam)
+{
+    json_t *obj;
+    pw_status rc = sc_get_object(c, render, "render", "camera", 1, &obj);
+    if (rc != PW_OK) return rc;
+    const char *at = "render.camera";
+    const sc_range fov = {0, 180, 1, 1, "the vertical field of view [deg]"};
+    if ((rc = sc_check_keys(c, obj, at, keys_camera)) != PW_OK ||
+        (rc = sc_vec3(c, obj, at, "eye", 1, v3_zero(), sc_any, &cam->eye)) != PW_OK ||
+        (rc = sc_vec3(c, obj, at, "target", 1, v3_zero(), sc_any, &cam->target)) != PW_OK ||
+        (rc = sc_direction(c, obj, at, "up", 0, v3(0, 1, 0), &cam->up)) != PW_OK ||
+        (rc = sc_number(c, obj, at, "fov_deg", 0, 40, fov, &cam->fov_deg)) != PW_OK)
+        return rc;
+    vec3 view = v3_sub(cam->target, cam->eye);
+    double len = v3_length(view);
+    if (!(len > 0) || !isfinite(len))
+        return sc_fail(c, at, "eye and target coincide: the view direction is undefined");
+    /* A look-at basis needs up off the view axis; sin of the angle below 1e-6 is
+     * as good as parallel. */
+    if (!(v3_length(v3_cross(v3_scale(view, 1 / len), cam->up)) > 1e-6))
+        return sc_fail(c, at, "up is parallel to the view direction (target - eye)");
+    return PW_OK;
+}
+
+static pw_status parse_resolution(const sc_ctx *c, json_t *render, pw_camera_desc *cam)
+{
+    json_t *v = json_object_get(render, "resolution");
+    const char *at = "render.resolution";
+    long long wh[2] = {640, 360};
+    if (v) {
+        if (!json_is_array(v))
+            return sc_fail(c, at, "expected an array [width, height], got %s", sc_type_name(v));
+        if (json_array_size(v) != 2)
+            return sc_fail(c, at, "expected an array [width, height], got %zu element%s",
+                           json_array_size(v), json_array_size(v) == 1 ? "" : "s");
+        for (int k = 0; k < 2; k++) {
+            json_t *e = json_array_get(v, (size_t)k);
+            char ek[SC_PATH];
+            sc_index(ek, at, k);
+            if (!json_is_number(e))
+                return sc_fail(c, ek, "expected an integer, got %s", sc_type_name(e));
+            double x = json_number_value(e);
+            if (!(x == floor(x)) || x < 1 || x > MAX_SIDE_PX)
+                return pw_fail(c->err, PW_EINVAL, "%s: %s = %.9g: %s must be an integer in "
+                               "[1, %d]", c->file, ek, x, k ? "the height [px]" :
+                               "the width [px]", MAX_SIDE_PX);
+            wh[k] = (long long)x;
+        }
+    }
+    if (wh[0] * wh[1] > MAX_PIXELS)
+        return sc_fail(c, at, "%lld x %lld = %lld pixels, at most 2^28", wh[0], wh[1],
+                       wh[0] * wh[1]);
+    json_object_set_new(render, "resolution", json_pack("[II]", wh[0], wh[1]));
+    cam->width_px = (int)wh[0];
+    cam->height_px = (int)wh[1];
+    return PW_OK;
+}
+
+static pw_status parse_medium(const sc_ctx *c, json_t *render, pw_medium_desc *m)
+{
+    json_t *obj;
+    pw_status rc = sc_get_object(c, render, "render", "medium", 0, &obj);
+    if (rc != PW_OK) return rc;
+    if (!obj) {
+        obj = json_object();
+        json_object_set_new(render, "medium", obj);
+    }
+    const char *at = "render.medium";
+    const sc_range sigma = {0, INFINITY, 1, 1, "the extinction coefficient [1/m]"};
+    const sc_range rho = {0, INFINITY, 1, 1, "the reference density [kg/m^3]"};
+    const sc_range albedo = {0, 1, 0, 0, "an albedo component"};
+    const sc_range g = {-1, 1, 1, 1, "the Henyey-Greenstein g"};
+    if ((rc = sc_check_keys(c, obj, at, keys_medium)) != PW_OK ||
+        (rc = sc_number(c, obj, at, "sigma_t", 0, 724, sigma, &m->sigma_t_ref)) != PW_OK ||
+        (rc = sc_number(c, obj, at, "rho_ref", 0, 400, rho, &m->rho_ref)) != PW_OK ||
+        (rc = sc_vec3(c, obj, at, "albedo", 0, v3(0.9, 0.95, 1.0), albedo, &m->albedo)) ||
+        (rc = sc_number(c, obj, at, "g", 0, 0.5, g, &m->g)) != PW_OK)
+        return rc;
+    return PW_OK;
+}
+
+static pw_status parse_lights(const sc_ctx *c, json_t *render, pw_lights_desc *l)
+{
+    json_t *obj, *sun, *sky, *env;
+    pw_status rc = sc_get_object(c, render, "render", "lights", 1, &obj);
+    if (rc != PW_OK) return rc;
+    memset(l, 0, sizeof *l);
+    l->sun_angular_diameter_deg = 0.53;
+    l->envmap_intensity = 1;
+    const char *at = "render.lights";
+    if ((rc = sc_check_keys(c, obj, at, keys_lights)) != PW_OK ||
+        (rc = sc_get_object(c, obj, at, "sun", 0, &sun)) != PW_OK ||
+        (rc = sc_get_object(c, obj, at, "sky", 0, &sky)) != PW_OK ||
+        (rc = sc_get_object(c, obj, at, "envmap", 0, &env)) != PW_OK)
+        return rc;
+    if (!sun && !sky && !env)
+        return sc_fail(c, at, "no light: give at least one of 'sun', 'sky', 'envmap'");
+    if (sky && env)
+        return sc_fail(c, at, "'sky' and 'envmap' exclude each other (the map replaces the "
+                              "constant sky)");
+    const sc_range diam = {0, 90, 1, 0, "the sun's angular diameter [deg]"};
+    const sc_range power = {0, INFINITY, 0, 1, "a light component"};
+    if (sun) {
+        const char *s = "render.lights.sun";
+        if ((rc = sc_check_keys(c, sun, s, keys_sun)) != PW_OK ||
+            (rc = sc_direction(c, sun, s, "direction", 1, v3_zero(), &l->sun_direction)) ||
+            (rc = sc_number(c, sun, s, "angular_diameter_deg", 0, 0.53, diam,
+                            &l->sun_angular_diameter_deg)) != PW_OK ||
+            (rc = sc_vec3(c, sun, s, "irradiance", 1, v3_zero(), power, &l->sun_irradiance)))
+            return rc;
+    }
+    if (sky) {
+        const char *s = "render.lights.sky";
+        if ((rc = sc_check_keys(c, sky, s, keys_sky)) != PW_OK ||
+            (rc = sc_vec3(c, sky, s, "radiance", 1, v3_zero(), power, &l->sky_radiance)))
+            return rc;
+    }
+    if (env) {
+        const char *s = "render.lights.envmap";
+        char rel[1024];
+        const sc_range intensity = {0, INFINITY, 0, 1, "the envmap intensity"};
+        if ((rc = sc_check_keys(c, env, s, keys_envmap)) != PW_OK ||
+            (rc = sc_string(c, env, s, "path", NULL, rel, sizeof rel)) != PW_OK ||
+            (rc = sc_asset_path(c, "render.lights.envmap.path", rel, l->envmap_path,
+                                sizeof l->envmap_path)) != PW_OK ||
+            (rc = sc_number(c, env, s, "intensity", 0, 1, intensity, &l->envmap_intensity)) ||
+            (rc = sc_number(c, env, s, "rotation_deg", 0, 0, sc_any,
+                            &l->envmap_rotation_deg)))
+            return rc;
+    }
+    return PW_OK;
+}
+
+static pw_status parse_surfaces(const sc_ctx *c, json_t *render, pw_scene *s)
+{
+    json_t *list;
+    pw_status rc = sc_get_array(c, render, "render", "surfaces", 0, &list);
+    if (rc != PW_OK) return rc;
+    s->n_surfaces = 0;
+    if (!list) return PW_OK;
+    if (json_array_size(list) > PW_SCENE_MAX_SURFACES)
+        return sc_fail(c, "render.surfaces", "%zu surfaces, at most %d", json_array_size(list),
+                       PW_SCENE_MAX_SURFACES);
+    const sc_range size = {0, INFINITY, 0, 1, "the half side [m]"};
+    for (size_t k = 0; k < json_array_size(list); k++) {
+        char at[SC_PATH], sh[SC_PATH];
+        sc_index(at, "render.surfaces", (int)k);
+        json_t *obj = json_array_get(list, k);
+        pw_surface_desc *d = &s->surfaces[k];
+        if ((rc = sc_check_keys(c, obj, at, keys_surface)) != PW_OK) return rc;
+        json_t *shape = json_object_get(obj, "shape");
+        sc_join(sh, at, "shape");
+        if (!shape) return sc_fail(c, sh, "required key is missing (expected a shape object)");
+        if ((rc = sc_shape(c, shape, sh, 0, &d->shape)) != PW_OK ||
+            (rc = sc_vec3(c, obj, at, "color", 0, v3(0.8, 0.8, 0.8), colour, &d->color)) ||
+            (rc = sc_number(c, obj, at, "size", 0, 0, size, &d->size)) != PW_OK)
+            return rc;
+        if (d->size > 0 && d->shape.kind != PW_SHAPE_HALFSPACE) {
+            char sz[SC_PATH];
+            sc_join(sz, at, "size");
+            return sc_fail(c, sz, "= %g: only a half-space has a drawn size", d->size);
+        }
+        s->n_surfaces = (int)k + 1;
+    }
+    return PW_OK;
+}
+
+/* "aovs": ["depth", "albedo"] */
+static pw_status parse_aovs(const sc_ctx *c, json_t *render, pw_render_settings *r)
+{
+    json_t *list;
+    pw_status rc = sc_get_array(c, render, "render", "aovs", 0, &list);
+    if (rc != PW_OK) return rc;
+    r->aov_depth = r->aov_albedo = 0;
+    if (!list) return PW_OK;
+    for (size_t k = 0; k < json_array_size(list); k++) {
+        char at[SC_PATH];
+        sc_index(at, "render.aovs", (int)k);
+        json_t *e = json_array_get(list, k);
+        if (!json_is_string(e))
+            return sc_fail(c, at, "expected a string (\"depth\" or \"albedo\"), got %s",
+                           sc_type_name(e));
+        int *flag = NULL;
+        for (int a = 0; aov_names[a]; a++)
+            if (strcmp(json_string_value(e), aov_names[a]) == 0)
+                flag = a == 0 ? &r->aov_depth : &r->aov_albedo;
+        if (!flag)
+            return sc_fail(c, at, "\"%.40s\" is not one of \"depth\", \"albedo\"",
+                           json_string_value(e));
+        if (*flag) return sc_fail(c, at, "\"%s\" is listed twice", json_string_value(e));
+        *flag = 1;
+    }
+    return PW_OK;
+}
+
+pw_status sc_render(const sc_ctx *c, json_t *render, pw_scene *s)
+{
+    pw_status rc = sc_check_keys(c, render, "render", keys_render);
+    if (rc != PW_OK) return rc;
+    pw_render_settings *r = &s->render;
+    memset(r, 0, sizeof *r);
+    long long spp, max_depth, rr, seed, subdiv;
+    const sc_range exposure = {-64, 64, 0, 0, "the preview exposure [stops]"};
+    if ((rc = parse_camera(c, render, &s->camera)) != PW_OK ||
+        (rc = parse_resolution(c, render, &s->camera)) != PW_OK ||
+        (rc = sc_int(c, render, "render", "spp", 0, 64, 1, 1 << 20, "samples per pixel",
+                     &spp)) != PW_OK ||
+        (rc = sc_int(c, render, "render", "max_depth", 0, 10000, 1, 1 << 30,
+                     "the scattering cap", &max_depth)) != PW_OK ||
+        (rc = sc_int(c, render, "render", "rr_start_depth", 0, 64, 0, 1 << 30,
+                     "the Russian roulette start", &rr)) != PW_OK ||
+        (rc = sc_int(c, render, "render", "seed", 0, 0, 0, INT64_MAX, "the seed", &seed)) ||
+        (rc = sc_int(c, render, "render", "subdiv", 0, 1, 1, 8,
+                     "the render grid subdivision", &subdiv)) != PW_OK ||
+        (rc = parse_aovs(c, render, r)) != PW_OK ||
+        (rc = sc_enum(c, render, "render", "compression", 0, compressions,
+                      &s->exr_compression)) != PW_OK ||
+        (rc = sc_enum(c, render, "render", "beauty", 0, beauties, &s->exr_float)) != PW_OK ||
+        (rc = sc_number(c, render, "render", "png_exposure", 0, 0, exposure,
+                        &s->png_exposure)) != PW_OK ||
+        (rc = parse_medium(c, render, &s->medium)) != PW_OK ||
+        (rc = parse_lights(c, render, &s->lights)) != PW_OK ||
+        (rc = parse_surfaces(c, render, s)) != PW_OK ||
+        (rc = sc_bool(c, render, "render", "draw_colliders", 1, &s->draw_colliders)) ||
+        (rc = sc_vec3(c, render, "render", "collider_color", 0, v3(0.5, 0.5, 0.5), colour,
+                      &s->collider_color)) != PW_OK)
+        return rc;
+    r->spp = (int)spp;
+    r->max_depth = (int)max_depth;
+    r->rr_start_depth = (int)rr;
+    r->seed = (uint64_t)seed;
+    r->subdiv = (int)subdiv;
+    r->threads = 0;
+    /* The program appends the drawn colliders to the same array. */
+    int drawn = s->draw_colliders ? s->n_colliders : 0;
+    if (s->n_surfaces + drawn > PW_SCENE_MAX_SURFACES)
+        return sc_fail(c, "render.surfaces", "%d surfaces plus %d drawn colliders, at most "
+                                             "%d together", s->n_surfaces, drawn,
+                       PW_SCENE_MAX_SURFACES);
+    return PW_OK;
+}

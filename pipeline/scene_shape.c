@@ -1,0 +1,174 @@
+/* scene_shape.c — a scene's shape object (half-space, sphere, box, cylinder, OBJ mesh,
+ * with a static rotation and keyframed rigid motion) into a pw_shape. */
+#include "scene_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const double deg = 3.14159265358979323846 / 180.0; /* [rad/deg] */
+
+static const char *const kinds[] = {"halfspace", "sphere", "box", "cylinder", "mesh", NULL};
+static const pw_shape_kind kind_of[] = {PW_SHAPE_HALFSPACE, PW_SHAPE_SPHERE, PW_SHAPE_BOX,
+                                        PW_SHAPE_CYLINDER, PW_SHAPE_MESH};
+
+/* Keys each kind uses; a key of another kind (a "radius" on a box) is an error rather
+ * than silently ignored. */
+static const char *const keys_halfspace[] = {"type", "center", "normal", "rotation", "motion",
+                                             NULL};
+static const char *const keys_sphere[] = {"type", "center", "radius", "rotation", "motion",
+                                          NULL};
+static const char *const keys_box[] = {"type",     "center", "half_extents", "size",
+                                       "rotation", "motion", NULL};
+static const char *const keys_cylinder[] = {"type",     "center", "radius", "height",
+                                            "rotation", "motion", NULL};
+static const char *const keys_mesh[] = {"type",     "center", "path", "scale",
+                                        "rotation", "motion", NULL};
+static const char *const *const keys_of[] = {keys_halfspace, keys_sphere, keys_box,
+                                             keys_cylinder, keys_mesh};
+
+static const char *const keys_rotation[] = {"axis", "angle_deg", NULL};
+static const char *const keys_key[] = {"t", "translation", "axis", "angle_deg", NULL};
+
+/* "rotation": {"axis": [..], "angle_deg": a} — the shape's fixed orientation. */
+static pw_status parse_rotation(const sc_ctx *c, json_t *obj, const char *path, pw_shape *s)
+{
+    json_t *rot;
+    pw_status rc = sc_get_object(c, obj, path, "rotation", 0, &rot);
+    if (rc != PW_OK) return rc;
+    if (!rot) {
+        rot = json_object();
+        json_object_set_new(obj, "rotation", rot);
+    }
+    char at[SC_PATH];
+    sc_join(at, path, "rotation");
+    double angle_deg;
+    if ((rc = sc_check_keys(c, rot, at, keys_rotation)) != PW_OK ||
+        (rc = sc_direction(c, rot, at, "axis", 0, v3(0, 1, 0), &s->rotation_axis)) != PW_OK ||
+        (rc = sc_number(c, rot, at, "angle_deg", 0, 0, sc_any, &angle_deg)) != PW_OK)
+        return rc;
+    s->rotation_angle = angle_deg * deg;
+    return PW_OK;
+}
+
+/* "motion": [{"t", "translation", "axis", "angle_deg"}, ...] sorted by t. */
+static pw_status parse_motion(const sc_ctx *c, json_t *obj, const char *path, int flags,
+                              pw_shape *s)
+{
+    json_t *keys;
+    pw_status rc = sc_get_array(c, obj, path, "motion", 0, &keys);
+    if (rc != PW_OK) return rc;
+    char at[SC_PATH];
+    sc_join(at, path, "motion");
+    s->n_keys = 0;
+    if (!keys) {
+        json_object_set_new(obj, "motion", json_array());
+        return PW_OK;
+    }
+    if ((flags & SC_SHAPE_NO_MOTION) && json_array_size(keys) > 0)
+        return sc_fail(c, at, "snow bodies are seeded at t = 0 and cannot be keyframed "
+                              "(motion is for colliders and surfaces)");
+    if (json_array_size(keys) > PW_SHAPE_MAX_KEYS)
+        return sc_fail(c, at, "%zu keyframes, at most %d", json_array_size(keys),
+                       PW_SHAPE_MAX_KEYS);
+    for (size_t k = 0; k < json_array_size(keys); k++) {
+        json_t *key = json_array_get(keys, k);
+        char ak[SC_PATH];
+        sc_index(ak, at, (int)k);
+        pw_keyframe *f = &s->keys[k];
+        double angle_deg;
+        if ((rc = sc_check_keys(c, key, ak, keys_key)) != PW_OK ||
+            (rc = sc_number(c, key, ak, "t", 1, 0, sc_any, &f->t)) != PW_OK ||
+            (rc = sc_vec3(c, key, ak, "translation", 0, v3_zero(), sc_any,
+                          &f->translation)) != PW_OK ||
+            (rc = sc_direction(c, key, ak, "axis", 0, v3(0, 1, 0), &f->axis)) != PW_OK ||
+            (rc = sc_number(c, key, ak, "angle_deg", 0, 0, sc_any, &angle_deg)) != PW_OK)
+            return rc;
+        f->angle = angle_deg * deg;
+        /* Interpolation looks up the bracketing pair by t; equal times would divide by 0. */
+        if (k > 0 && !(f->t > s->keys[k - 1].t))
+            return sc_fail(c, ak, "t = %g: keyframe times must increase strictly (previous "
+                                  "%g)", f->t, s->keys[k - 1].t);
+        s->n_keys = (int)k + 1;
+    }
+    return PW_OK;
+}
+
+/* The kind-specific sizes. */
+static pw_status parse_size(const sc_ctx *c, json_t *obj, const char *path, pw_shape *s)
+{
+    pw_status rc = PW_OK;
+    sc_range len = {0, INFINITY, 1, 1, "a length [m]"};
+    switch (s->kind) {
+    case PW_SHAPE_HALFSPACE:
+        return sc_direction(c, obj, path, "normal", 0, v3(0, 1, 0), &s->normal);
+    case PW_SHAPE_SPHERE:
+        len.what = "the radius [m]";
+        return sc_number(c, obj, path, "radius", 1, 0, len, &s->radius);
+    case PW_SHAPE_CYLINDER: {
+        double height;
+        len.what = "the radius [m]";
+        if ((rc = sc_number(c, obj, path, "radius", 1, 0, len, &s->radius)) != PW_OK) return rc;
+        len.what = "the height [m]";
+        if ((rc = sc_number(c, obj, path, "height", 1, 0, len, &height)) != PW_OK) return rc;
+        s->half_height = 0.5 * height;
+        return PW_OK;
+    }
+    case PW_SHAPE_BOX: {
+        json_t *size = json_object_get(obj, "size");
+        json_t *half = json_object_get(obj, "half_extents");
+        if (size && half)
+            return sc_fail(c, path, "give either 'half_extents' or 'size' (full extents), "
+                                    "not both");
+        if (!size && !half)
+            return sc_fail(c, path, "a box needs 'half_extents' or 'size' (full extents) [m]");
+        vec3 e;
+        len.what = size ? "a full extent [m]" : "a half extent [m]";
+        rc = sc_vec3(c, obj, path, size ? "size" : "half_extents", 1, v3_zero(), len, &e);
+        if (rc != PW_OK) return rc;
+        s->half_extents = size ? v3_scale(e, 0.5) : e;
+        /* One spelling in the canonical dump, so both give the same sim_hash. */
+        if (size) {
+            json_object_del(obj, "size");
+            json_object_set_new(obj, "half_extents",
+                                json_pack("[fff]", s->half_extents.x, s->half_extents.y,
+                                          s->half_extents.z));
+        }
+        return PW_OK;
+    }
+    case PW_SHAPE_MESH: {
+        char rel[1024];
+        char at[SC_PATH];
+        sc_join(at, path, "path");
+        len.what = "the mesh scale [-]";
+        if ((rc = sc_string(c, obj, path, "path", NULL, rel, sizeof rel)) != PW_OK ||
+            (rc = sc_asset_path(c, at, rel, s->path, sizeof s->path)) != PW_OK ||
+            (rc = sc_number(c, obj, path, "scale", 0, 1, len, &s->scale)) != PW_OK)
+            return rc;
+        return PW_OK;
+    }
+    }
+    return sc_fail(c, path, "unhandled shape kind %d", (int)s->kind);
+}
+
+pw_status sc_shape(const sc_ctx *c, json_t *obj, const char *path, int flags, pw_shape *out)
+{
+    if (!json_is_object(obj))
+        return sc_fail(c, path, "expected a shape object, got %s", sc_type_name(obj));
+    int kind;
+    pw_status rc = sc_enum(c, obj, path, "type", -1, kinds, &kind);
+    if (rc != PW_OK) return rc;
+    if ((rc = sc_check_keys(c, obj, path, keys_of[kind])) != PW_OK) return rc;
+    pw_shape_init(out, kind_of[kind]);
+    if (kind_of[kind] == PW_SHAPE_HALFSPACE && (flags & SC_SHAPE_NO_HALFSPACE)) {
+        char at[SC_PATH];
+        sc_join(at, path, "type");
+        return sc_fail(c, at, "a half-space is unbounded and cannot be filled with snow "
+                              "(use it in 'subtract')");
+    }
+    if ((rc = sc_vec3(c, obj, path, "center", 0, v3_zero(), sc_any, &out->center)) != PW_OK ||
+        (rc = parse_size(c, obj, path, out)) != PW_OK ||
+        (rc = parse_rotation(c, obj, path, out)) != PW_OK ||
+        (rc = parse_motion(c, obj, path, flags, out)) != PW_OK)
+        return rc;
+    return PW_OK;
+}

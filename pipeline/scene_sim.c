@@ -1,0 +1,341 @@
+/* scene_sim.c — the scene's "sim" section: solver settings, snow materials (defaults
+ * from Table 2 of Stomakhin et al. 2013), snow bodies and colliders. */
+#include "scene_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const keys_sim[] = {
+    "h",          "domain",       "gravity",           "dt_max",        "cfl",
+    "beta",       "transfer",     "flip_alpha",        "cr_tolerance",  "cr_max_iterations",
+    "max_particles", "materials", "bodies",            "colliders",     NULL};
+static const char *const keys_domain[] = {"min", "max", NULL};
+static const char *const keys_material[] = {
+    "E0",          "nu",          "xi",             "theta_c",         "theta_s",
+    "rho0",        "Jp_min",      "Jp_max",         "E_noise",         "noise_scale",
+    "shell_depth", "shell_E_factor", "shell_rho_factor", NULL};
+static const char *const keys_body[] = {"material", "shapes",             "subtract",
+                                        "velocity", "angular_velocity",   "particles_per_cell",
+                                        "seed",     NULL};
+static const char *const keys_collider[] = {"shape", "friction", "sticky", NULL};
+static const char *const transfers[] = {"pic_flip", "apic", NULL};
+
+/* Grid node indices are packed into 21 bits per axis by the sparse grid. */
+#define MAX_CELLS_PER_AXIS 2097152.0
+/* e^709 is the largest finite double; the hardening factor e^{xi (1 - Jp_min)} must
+ * stay well below it or the stress overflows at the strongest compression. */
+#define MAX_HARDENING_EXPONENT 700.0
+
+/* ---- materials ------------------------------------------------------------------- */
+
+static pw_status parse_material(const sc_ctx *c, json_t *obj, const char *path,
+                                const char *name, pw_material *m)
+{
+    pw_status rc = sc_check_keys(c, obj, path, keys_material);
+    if (rc != PW_OK) return rc;
+    pw_material_default(m);
+    snprintf(m->name, sizeof m->name, "%s", name);
+    const sc_range E = {0, INFINITY, 1, 1, "Young's modulus [Pa]"};
+    const sc_range nu = {-1, 0.5, 1, 1, "Poisson's ratio"};
+    const sc_range xi = {0, INFINITY, 0, 1, "the hardening coefficient"};
+    const sc_range theta_c = {0, 1, 1, 1, "the critical compression"};
+    const sc_range theta_s = {0, 1, 1, 1, "the critical stretch"};
+    const sc_range rho = {0, INFINITY, 1, 1, "the density [kg/m^3]"};
+    const sc_range Jp_min = {0, 1, 1, 0, "Jp_min"};
+    const sc_range Jp_max = {1, INFINITY, 0, 1, "Jp_max"};
+    const sc_range noise = {0, 1, 0, 1, "the relative noise amplitude"};
+    const sc_range len = {0, INFINITY, 0, 1, "a length [m]"};
+    const sc_range factor = {0, INFINITY, 1, 1, "a multiplier"};
+    if ((rc = sc_number(c, obj, path, "E0", 0, m->E0, E, &m->E0)) != PW_OK ||
+        (rc = sc_number(c, obj, path, "nu", 0, m->nu, nu, &m->nu)) != PW_OK ||
+        (rc = sc_number(c, obj, path, "xi", 0, m->xi, xi, &m->xi)) != PW_OK ||
+        (rc = sc_number(c, obj, path, "theta_c", 0, m->theta_c, theta_c, &m->theta_c)) ||
+        (rc = sc_number(c, obj, path, "theta_s", 0, m->theta_s, theta_s, &m->theta_s)) ||
+        (rc = sc_number(c, obj, path, "rho0", 0, m->rho0, rho, &m->rho0)) != PW_OK ||
+        (rc = sc_number(c, obj, path, "Jp_min", 0, m->Jp_min, Jp_min, &m->Jp_min)) ||
+        (rc = sc_number(c, obj, path, "Jp_max", 0, m->Jp_max, Jp_max, &m->Jp_max)) ||
+        (rc = sc_number(c, obj, path, "E_noise", 0, m->E_noise, noise, &m->E_noise)) ||
+        (rc = sc_number(c, obj, path, "noise_scale", 0, m->noise_scale, len,
+                        &m->noise_scale)) ||
+        (rc = sc_number(c, obj, path, "shell_depth", 0, m->shell_depth, len,
+                        &m->shell_depth)) ||
+        (rc = sc_number(c, obj, path, "shell_E_factor", 0, m->shell_E_factor, factor,
+                        &m->shell_E_factor)) ||
+        (rc = sc_number(c, obj, path, "shell_rho_factor", 0, m->shell_rho_factor, factor,
+                        &m->shell_rho_factor)))
+        return rc;
+    char at[SC_PATH];
+    if (m->E_noise > 0 && !(m->noise_scale > 0)) {
+        sc_join(at, path, "noise_scale");
+        return sc_fail(c, at, "= %g: must be > 0 when E_noise > 0 (the noise's feature "
+                              "size [m])", m->noise_scale);
+    }
+    if (m->xi * (1 - m->Jp_min) > MAX_HARDENING_EXPONENT) {
+        sc_join(at, path, "xi");
+        return sc_fail(c, at, "= %g: the hardening factor e^(xi (1 - Jp_min)) = e^%g "
+                              "overflows (keep xi (1 - Jp_min) <= %g)",
+                       m->xi, m->xi * (1 - m->Jp_min), MAX_HARDENING_EXPONENT);
+    }
+    return PW_OK;
+}
+
+static pw_status parse_materials(const sc_ctx *c, json_t *sim, pw_scene *s)
+{
+    json_t *mats;
+    pw_status rc = sc_get_object(c, sim, "sim", "materials", 1, &mats);
+    if (rc != PW_OK) return rc;
+    if (json_object_size(mats) == 0)
+        return sc_fail(c, "sim.materials", "at least one material is required "
+                                           "(e.g. \"snow\": {} for Table 2 of the paper)");
+    if (json_object_size(mats) > PW_SCENE_MAX_MATERIALS)
+        return sc_fail(c, "sim.materials", "%zu materials, at most %d", json_object_size(mats),
+                       PW_SCENE_MAX_MATERIALS);
+    const char *name;
+    json_t *m;
+    s->n_materials = 0;
+    json_object_foreach(mats, name, m) {
+        char at[SC_PATH];
+        sc_join(at, "sim.materials", name);
+        if (strlen(name) == 0 || strlen(name) >= sizeof s->materials[0].name)
+            return sc_fail(c, at, "a material name must have 1 to %zu bytes",
+                           sizeof s->materials[0].name - 1);
+        rc = parse_material(c, m, at, name, &s->materials[s->n_materials]);
+        if (rc != PW_OK) return rc;
+        s->n_materials++;
+    }
+    return PW_OK;
+}
+
+/* ---- bodies ------------------------------------------------------------------------ */
+
+/* Axis-aligned bounds of a static analytic shape; 0 for kinds without closed-form
+ * bounds (meshes are checked by the seeder when it reads them). */
+static int shape_bounds(const pw_shape *sh, vec3 *lo, vec3 *hi)
+{
+    mat3 R = m3_rotation(sh->rotation_axis, sh->rotation_angle);
+    vec3 ext;
+    switch (sh->kind) {
+    case PW_SHAPE_SPHERE: ext = v3(sh->radius, sh->radius, sh->radius); break;
+    case PW_SHAPE_BOX: {
+        double e[3];
+        for (int k = 0; k < 3; k++)
+            e[k] = fabs(R.m[k][0]) * sh->half_extents.x + fabs(R.m[k][1]) * sh->half_extents.y +
+                   fabs(R.m[k][2]) * sh->half_extents.z;
+        ext = v3(e[0], e[1], e[2]);
+        break;
+    }
+    case PW_SHAPE_CYLINDER: {
+        vec3 a = m3_mulv(R, v3(0, 1, 0));
+        double e[3], ak[3] = {a.x, a.y, a.z};
+        for (int k = 0; k < 3; k++)
+            e[k] = sh->half_height * fabs(ak[k]) + sh->radius * sqrt(fmax(0, 1 - ak[k] * ak[k]));
+        ext = v3(e[0], e[1], e[2]);
+        break;
+    }
+    default: return 0;
+    }
+    *lo = v3_sub(sh->center, ext);
+    *hi = v3_add(sh->center, ext);
+    return 1;
+}
+
+static pw_status check_inside_domain(const sc_ctx *c, const pw_shape *sh, const char *path,
+                                     const pw_sim_params *p)
+{
+    vec3 lo, hi;
+    if (!shape_bounds(sh, &lo, &hi)) return PW_OK;
+    static const char axis[] = "xyz";
+    for (int k = 0; k < 3; k++) {
+        double l = v3_get(lo, k), u = v3_get(hi, k);
+        double dl = v3_get(p->domain_min, k), du = v3_get(p->domain_max, k);
+        if (l < dl || u > du)
+            return sc_fail(c, path, "the shape spans [%g, %g] on %c, outside sim.domain "
+                                    "[%g, %g]: snow there would start inside a wall",
+                           l, u, axis[k], dl, du);
+    }
+    return PW_OK;
+}
+
+static pw_status parse_shape_list(const sc_ctx *c, json_t *body, const char *path,
+                                  const char *key, int required, pw_shape *out, int *n,
+                                  int flags)
+{
+    json_t *list;
+    pw_status rc = sc_get_array(c, body, path, key, required, &list);
+    if (rc != PW_OK) return rc;
+    char at[SC_PATH];
+    sc_join(at, path, key);
+    *n = 0;
+    if (!list) {
+        json_object_set_new(body, key, json_array());
+        return PW_OK;
+    }
+    if (required && json_array_size(list) == 0)
+        return sc_fail(c, at, "at least one shape is required");
+    if (json_array_size(list) > PW_BODY_MAX_SHAPES)
+        return sc_fail(c, at, "%zu shapes, at most %d", json_array_size(list),
+                       PW_BODY_MAX_SHAPES);
+    for (size_t k = 0; k < json_array_size(list); k++) {
+        char ak[SC_PATH];
+        sc_index(ak, at, (int)k);
+        rc = sc_shape(c, json_array_get(list, k), ak, flags, &out[k]);
+        if (rc != PW_OK) return rc;
+        *n = (int)k + 1;
+    }
+    return PW_OK;
+}
+
+static pw_status parse_body(const sc_ctx *c, json_t *obj, const char *path, int index,
+                            pw_scene *s)
+{
+    pw_body_desc *b = &s->bodies[index];
+    memset(b, 0, sizeof *b);
+    pw_status rc = sc_check_keys(c, obj, path, keys_body);
+    if (rc != PW_OK) return rc;
+    char mat[64], at[SC_PATH];
+    if ((rc = sc_string(c, obj, path, "material", NULL, mat, sizeof mat)) != PW_OK) return rc;
+    s->body_material[index] = -1;
+    for (int m = 0; m < s->n_materials; m++)
+        if (strcmp(s->materials[m].name, mat) == 0) s->body_material[index] = m;
+    if (s->body_material[index] < 0) {
+        sc_join(at, path, "material");
+        return sc_fail(c, at, "\"%s\" is not defined in sim.materials", mat);
+    }
+    const sc_range ppc = {1, 64, 0, 0, "particles per cell"};
+    long long seed;
+    if ((rc = parse_shape_list(c, obj, path, "shapes", 1, b->add, &b->n_add,
+                               SC_SHAPE_NO_HALFSPACE | SC_SHAPE_NO_MOTION)) != PW_OK ||
+        (rc = parse_shape_list(c, obj, path, "subtract", 0, b->subtract, &b->n_subtract,
+                               SC_SHAPE_NO_MOTION)) != PW_OK ||
+        (rc = sc_vec3(c, obj, path, "velocity", 0, v3_zero(), sc_any, &b->velocity)) ||
+        (rc = sc_vec3(c, obj, path, "angular_velocity", 0, v3_zero(), sc_any,
+                      &b->angular_velocity)) ||
+        (rc = sc_number(c, obj, path, "particles_per_cell", 0, 8, ppc,
+                        &b->particles_per_cell)) ||
+        (rc = sc_int(c, obj, path, "seed", 0, index, 0, INT64_MAX, "the seed", &seed)))
+        return rc;
+    b->seed = (uint64_t)seed;
+    for (int k = 0; k < b->n_add; k++) {
+        char ak[SC_PATH], list[SC_PATH];
+        sc_join(list, path, "shapes");
+        sc_index(ak, list, k);
+        if ((rc = check_inside_domain(c, &b->add[k], ak, &s->sim)) != PW_OK) return rc;
+    }
+    return PW_OK;
+}
+
+/* ---- colliders --------------------------------------------------------------------- */
+
+static pw_status parse_collider(const sc_ctx *c, json_t *obj, const char *path,
+                                pw_collider_desc *d)
+{
+    pw_status rc = sc_check_keys(c, obj, path, keys_collider);
+    if (rc != PW_OK) return rc;
+    json_t *shape = json_object_get(obj, "shape");
+    char at[SC_PATH];
+    sc_join(at, path, "shape");
+    if (!shape) return sc_fail(c, at, "required key is missing (expected a shape object)");
+    const sc_range mu = {0, INFINITY, 0, 1, "the Coulomb friction coefficient"};
+    if ((rc = sc_shape(c, shape, at, 0, &d->shape)) != PW_OK ||
+        (rc = sc_number(c, obj, path, "friction", 0, 0.5, mu, &d->friction)) != PW_OK ||
+        (rc = sc_bool(c, obj, path, "sticky", 0, &d->sticky)) != PW_OK)
+        return rc;
+    return PW_OK;
+}
+
+/* ---- the section ------------------------------------------------------------------- */
+
+static pw_status parse_domain(const sc_ctx *c, json_t *sim, pw_sim_params *p)
+{
+    json_t *dom;
+    pw_status rc = sc_get_object(c, sim, "sim", "domain", 1, &dom);
+    if (rc != PW_OK) return rc;
+    if ((rc = sc_check_keys(c, dom, "sim.domain", keys_domain)) != PW_OK ||
+        (rc = sc_vec3(c, dom, "sim.domain", "min", 1, v3_zero(), sc_any, &p->domain_min)) ||
+        (rc = sc_vec3(c, dom, "sim.domain", "max", 1, v3_zero(), sc_any, &p->domain_max)))
+        return rc;
+    static const char axis[] = "xyz";
+    for (int k = 0; k < 3; k++) {
+        double lo = v3_get(p->domain_min, k), hi = v3_get(p->domain_max, k);
+        if (!(lo < hi))
+            return sc_fail(c, "sim.domain", "min %g >= max %g on %c: the domain must have "
+                                            "positive size on every axis", lo, hi, axis[k]);
+        double cells = (hi - lo) / p->h;
+        if (!(cells <= MAX_CELLS_PER_AXIS))
+            return sc_fail(c, "sim.domain", "%.4g cells of h = %g m on %c, at most 2^21 per "
+                                            "axis (shrink the domain or raise h)",
+                           cells, p->h, axis[k]);
+    }
+    return PW_OK;
+}
+
+pw_status sc_sim(const sc_ctx *c, json_t *sim, pw_scene *s)
+{
+    pw_sim_params *p = &s->sim;
+    pw_status rc = sc_check_keys(c, sim, "sim", keys_sim);
+    if (rc != PW_OK) return rc;
+    const sc_range h = {0, INFINITY, 1, 1, "the grid spacing [m]"};
+    const sc_range dt = {0, INFINITY, 1, 1, "the largest time step [s]"};
+    const sc_range cfl = {0, 1, 1, 0, "the CFL number"};
+    const sc_range beta = {0, 1, 0, 0, "beta (0 explicit .. 1 backward Euler)"};
+    const sc_range alpha = {0, 1, 0, 0, "the FLIP fraction"};
+    const sc_range tol = {0, 1, 1, 1, "the relative residual tolerance"};
+    int transfer;
+    long long iters, budget;
+    if ((rc = sc_number(c, sim, "sim", "h", 0, 0.02, h, &p->h)) != PW_OK ||
+        (rc = parse_domain(c, sim, p)) != PW_OK ||
+        (rc = sc_vec3(c, sim, "sim", "gravity", 0, v3(0, -9.81, 0), sc_any, &p->gravity)) ||
+        (rc = sc_number(c, sim, "sim", "dt_max", 0, 5e-4, dt, &p->dt_max)) != PW_OK ||
+        (rc = sc_number(c, sim, "sim", "cfl", 0, 0.5, cfl, &p->cfl)) != PW_OK ||
+        (rc = sc_number(c, sim, "sim", "beta", 0, 1, beta, &p->beta)) != PW_OK ||
+        (rc = sc_enum(c, sim, "sim", "transfer", PW_TRANSFER_PIC_FLIP, transfers,
+                      &transfer)) != PW_OK ||
+        (rc = sc_number(c, sim, "sim", "flip_alpha", 0, 0.95, alpha, &p->flip_alpha)) ||
+        (rc = sc_number(c, sim, "sim", "cr_tolerance", 0, 1e-6, tol, &p->cr_tolerance)) ||
+        (rc = sc_int(c, sim, "sim", "cr_max_iterations", 0, 200, 1, 1000000,
+                     "the iteration cap", &iters)) != PW_OK ||
+        (rc = sc_int(c, sim, "sim", "max_particles", 0, 5000000, 1, 1LL << 40,
+                     "the particle budget", &budget)) != PW_OK)
+        return rc;
+    p->transfer = (pw_transfer)transfer;
+    p->cr_max_iterations = (int)iters;
+    p->threads = 0;
+    s->max_particles = (uint64_t)budget;
+    if ((rc = parse_materials(c, sim, s)) != PW_OK) return rc;
+
+    /* bodies */
+    json_t *bodies;
+    if ((rc = sc_get_array(c, sim, "sim", "bodies", 1, &bodies)) != PW_OK) return rc;
+    if (json_array_size(bodies) == 0)
+        return sc_fail(c, "sim.bodies", "at least one snow body is required");
+    if (json_array_size(bodies) > PW_SCENE_MAX_BODIES)
+        return sc_fail(c, "sim.bodies", "%zu bodies, at most %d", json_array_size(bodies),
+                       PW_SCENE_MAX_BODIES);
+    s->n_bodies = 0;
+    for (size_t k = 0; k < json_array_size(bodies); k++) {
+        char at[SC_PATH];
+        sc_index(at, "sim.bodies", (int)k);
+        if ((rc = parse_body(c, json_array_get(bodies, k), at, (int)k, s)) != PW_OK) return rc;
+        s->n_bodies = (int)k + 1;
+    }
+
+    /* colliders */
+    json_t *cols;
+    if ((rc = sc_get_array(c, sim, "sim", "colliders", 0, &cols)) != PW_OK) return rc;
+    s->n_colliders = 0;
+    if (!cols) {
+        json_object_set_new(sim, "colliders", json_array());
+        return PW_OK;
+    }
+    if (json_array_size(cols) > PW_SCENE_MAX_COLLIDERS)
+        return sc_fail(c, "sim.colliders", "%zu colliders, at most %d", json_array_size(cols),
+                       PW_SCENE_MAX_COLLIDERS);
+    for (size_t k = 0; k < json_array_size(cols); k++) {
+        char at[SC_PATH];
+        sc_index(at, "sim.colliders", (int)k);
+        rc = parse_collider(c, json_array_get(cols, k), at, &s->colliders[k]);
+        if (rc != PW_OK) return rc;
+        s->n_colliders = (int)k + 1;
+    }
+    return PW_OK;
+}
