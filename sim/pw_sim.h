@@ -1,7 +1,9 @@
 /* pw_sim.h — stage 1: the MPM snow solver of Stomakhin et al. 2013.
  *
- * (Types agreed between the scene parser and the solver; the solver's functions are
- * declared below them by the solver's owner.) */
+ * One pw_sim handle owns the particles, the sparse grid, the colliders and the clock.
+ * Every step follows section 4.1 of the paper (see sim/mpm.c). One thread per handle:
+ * the handle parallelises internally with OpenMP, and results are bit-identical for
+ * any thread count. */
 #ifndef PW_SIM_H
 #define PW_SIM_H
 
@@ -32,5 +34,79 @@ typedef struct {
     int cr_max_iterations;    /* cap of conjugate residual iterations (200)         */
     int threads;              /* 0 = OpenMP default                                 */
 } pw_sim_params;
+
+/* Fills p with the defaults above: h = 0.01 m, domain [-3,3] x [0,3] x [-3,3] m
+ * (the paper's snowball-drop box), Table 2 time stepping. */
+void pw_sim_params_default(pw_sim_params *p);
+
+/* Checks every field; on failure names the first bad field, its value and the
+ * allowed range. @return PW_OK or PW_EINVAL. */
+pw_status pw_sim_params_check(const pw_sim_params *p, pw_error *err);
+
+typedef struct pw_sim pw_sim;
+
+/* A new, empty solver (no particles, no colliders, t = 0) with a copy of *p.
+ * @return the handle, owned by the caller, or NULL with *err filled in. */
+pw_sim *pw_sim_create(const pw_sim_params *p, pw_error *err);
+void pw_sim_destroy(pw_sim *s); /* NULL is a no-op */
+
+/* Adds a level-set collider (a copy of *c; a mesh is read here). Errors from the
+ * collider module are passed through. */
+pw_status pw_sim_add_collider(pw_sim *s, const pw_collider_desc *c, pw_error *err);
+
+/* Appends the seeded particles (copied; the caller keeps *seeded). Refuses
+ * particles outside the domain, non-finite state, non-positive mass and material
+ * values outside their ranges, naming the particle. Particles added after the first
+ * step get their volume V0 from the grid at their own first step. */
+pw_status pw_sim_add_particles(pw_sim *s, const pw_seeded *seeded, pw_error *err);
+
+/* Called after each substep with the current and the target time [s]. */
+typedef void (*pw_sim_progress_fn)(void *user, double t_now, double t_end);
+
+/* Advances to exactly t_end [s] in substeps dt = min(dt_max, cfl h / max|v_p|), the
+ * last one shortened so that the time lands on t_end. progress may be NULL.
+ * @return PW_OK; PW_ENUMERIC when NaN/Inf appears in particle or grid state or in the
+ * solve (the message names step, time and particle id; the state is then unusable);
+ * PW_EINVAL for t_end before the current time. A solve that hits the iteration cap
+ * is not an error: it is counted in pw_sim_stats.cr_not_converged. */
+pw_status pw_sim_advance_to(pw_sim *s, double t_end, pw_sim_progress_fn progress, void *user,
+                            pw_error *err);
+
+/* Writes the full solver state as one frame cache at path (atomically):
+ * attributes x, v (F64x3 [m], [m/s]), m, V0 (F64 [kg], [m^3]), Fe, Fp (F64x9,
+ * row-major), C (F64x9 [1/s], APIC), Jp (F64), id (U32, the order of addition), the
+ * material mu0, lambda0 [Pa], xi, theta_c, theta_s, Jp_min, Jp_max (F64), and
+ * globals (time, step count, solver counters, volumes initialised) so that
+ * pw_sim_load followed by pw_sim_advance_to gives the same bytes as an uninterrupted
+ * run. frame and sim_hash are stored in the cache header for the pipeline. */
+pw_status pw_sim_save(const pw_sim *s, const char *path, int64_t frame, uint64_t sim_hash,
+                      pw_error *err);
+
+/* Replaces the particles, clock and counters of s by those stored at path (a cache
+ * written by pw_sim_save). Colliders and params stay those of s; the cache's h must
+ * equal params.h. */
+pw_status pw_sim_load(pw_sim *s, const char *path, pw_error *err);
+
+typedef struct {
+    uint64_t steps;            /* substeps taken since t = 0                        */
+    double time;               /* [s]                                               */
+    double dt_last;            /* last substep [s]                                  */
+    double max_speed;          /* max |v_p| after the last substep [m/s]            */
+    int cr_iterations_last;    /* iterations of the last solve                      */
+    double cr_iterations_mean; /* mean over all solves                              */
+    uint64_t cr_not_converged; /* solves that hit cr_max_iterations                 */
+    size_t particles, active_blocks; /* current counts (blocks of 4x4x4 nodes)      */
+} pw_sim_stats;
+void pw_sim_get_stats(const pw_sim *s, pw_sim_stats *st);
+
+/* Read-only views of the particle arrays (valid until the next call that changes s;
+ * the solver reorders particles by grid block each step: pw_sim_particle_ids gives
+ * each one's index in the order of addition). */
+size_t pw_sim_particle_count(const pw_sim *s);
+const vec3 *pw_sim_positions(const pw_sim *s);      /* [m]   */
+const vec3 *pw_sim_velocities(const pw_sim *s);     /* [m/s] */
+const double *pw_sim_masses(const pw_sim *s);       /* [kg]  */
+const uint32_t *pw_sim_particle_ids(const pw_sim *s);
+double pw_sim_time(const pw_sim *s);                /* [s]   */
 
 #endif

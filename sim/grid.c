@@ -1,0 +1,228 @@
+/* grid.c — sparse block grid: sorting particles by block, active blocks, colours.
+ * See grid.h for the layout and why colouring makes scatters deterministic. */
+#include "grid.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define COORD_MASK ((UINT64_C(1) << PW_BLOCK_COORD_BITS) - 1)
+
+static uint64_t block_key(int64_t bx, int64_t by, int64_t bz)
+{
+    return (uint64_t)bx | ((uint64_t)by << PW_BLOCK_COORD_BITS) |
+           ((uint64_t)bz << (2 * PW_BLOCK_COORD_BITS));
+}
+
+static void key_coords(uint64_t key, int64_t b[3])
+{
+    b[0] = (int64_t)(key & COORD_MASK);
+    b[1] = (int64_t)((key >> PW_BLOCK_COORD_BITS) & COORD_MASK);
+    b[2] = (int64_t)((key >> (2 * PW_BLOCK_COORD_BITS)) & COORD_MASK);
+}
+
+/* Grows *p to hold at least n elements of size sz (capacity doubling). */
+static int grow(void **p, size_t *cap, size_t n, size_t sz)
+{
+    if (n <= *cap) return 0;
+    size_t c = *cap ? *cap : 1024;
+    while (c < n) c *= 2;
+    void *q = realloc(*p, c * sz);
+    if (!q) return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+/* Stable LSD radix sort of keys (with a payload) by 8-bit digits; digits equal for
+ * all keys are skipped, which makes the common case (a few hundred distinct blocks)
+ * take three or four passes. Ties keep their input order, so the result does not
+ * depend on anything but the input. */
+static void radix_sort(size_t n, uint64_t *key, uint32_t *val, uint64_t *key_tmp,
+                       uint32_t *val_tmp)
+{
+    uint64_t all_or = 0, all_and = ~UINT64_C(0);
+    for (size_t k = 0; k < n; k++) {
+        all_or |= key[k];
+        all_and &= key[k];
+    }
+    uint64_t varying = all_or ^ all_and;
+    for (int shift = 0; shift < 64; shift += 8) {
+        if (((varying >> shift) & 0xff) == 0) continue;
+        size_t count[257] = {0};
+        for (size_t k = 0; k < n; k++) count[((key[k] >> shift) & 0xff) + 1]++;
+        for (int d = 0; d < 256; d++) count[d + 1] += count[d];
+        for (size_t k = 0; k < n; k++) {
+            size_t at = count[(key[k] >> shift) & 0xff]++;
+            key_tmp[at] = key[k];
+            if (val) val_tmp[at] = val[k];
+        }
+        memcpy(key, key_tmp, n * sizeof *key);
+        if (val) memcpy(val, val_tmp, n * sizeof *val);
+    }
+}
+
+static size_t find_block(const pw_grid *g, uint64_t key)
+{
+    size_t lo = 0, hi = g->n_blocks;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (g->keys[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+void pw_grid_init(pw_grid *g, double h, vec3 origin, int64_t max_node)
+{
+    memset(g, 0, sizeof *g);
+    g->h = h;
+    g->inv_h = 1.0 / h;
+    g->origin = origin;
+    g->max_node = max_node;
+}
+
+void pw_grid_free(pw_grid *g)
+{
+    if (!g) return;
+    free(g->keys);
+    free(g->keys_tmp);
+    free(g->home_keys);
+    free(g->start);
+    free(g->nbr);
+    free(g->colour_order);
+    free(g->m);
+    free(g->v);
+    free(g->v_old);
+    free(g->f);
+    free(g->fixed);
+    free(g->pkey);
+    free(g->pkey_tmp);
+    free(g->perm_tmp);
+    memset(g, 0, sizeof *g);
+}
+
+vec3 pw_grid_node_position(const pw_grid *g, size_t i)
+{
+    int64_t b[3];
+    key_coords(g->keys[i / PW_BLOCK_NODES], b);
+    size_t l = i % PW_BLOCK_NODES;
+    double nx = (double)(b[0] * PW_BLOCK + (int64_t)(l & 3));
+    double ny = (double)(b[1] * PW_BLOCK + (int64_t)((l >> 2) & 3));
+    double nz = (double)(b[2] * PW_BLOCK + (int64_t)(l >> 4));
+    return v3(g->origin.x + nx * g->h, g->origin.y + ny * g->h, g->origin.z + nz * g->h);
+}
+
+/* Home keys of all particles, then the stable sort that groups them. */
+static void sort_particles(pw_grid *g, size_t n, const vec3 *x, uint32_t *perm)
+{
+    for (size_t k = 0; k < n; k++) {
+        int64_t b[3];
+        double u[3] = {(x[k].x - g->origin.x) * g->inv_h, (x[k].y - g->origin.y) * g->inv_h,
+                       (x[k].z - g->origin.z) * g->inv_h};
+        for (int a = 0; a < 3; a++) {
+            int64_t base = (int64_t)floor(u[a]) - 1;
+            if (base < 0) base = 0; /* callers keep particles inside; never taken */
+            if (base > g->max_node - 3) base = g->max_node - 3;
+            b[a] = base / PW_BLOCK;
+        }
+        g->pkey[k] = block_key(b[0], b[1], b[2]);
+        perm[k] = (uint32_t)k;
+    }
+    radix_sort(n, g->pkey, perm, g->pkey_tmp, g->perm_tmp);
+}
+
+/* Active blocks = union of the 2x2x2 neighbourhoods of the home blocks. */
+static pw_status collect_blocks(pw_grid *g, pw_error *err)
+{
+    size_t n8 = 8 * g->n_home;
+    size_t cap_k = g->cap_blocks, cap_t = g->cap_blocks;
+    if (grow((void **)&g->keys, &cap_k, n8, sizeof *g->keys) ||
+        grow((void **)&g->keys_tmp, &cap_t, n8, sizeof *g->keys_tmp))
+        return pw_fail(err, PW_ENOMEM, "sim grid: cannot allocate %zu block keys", n8);
+    g->cap_blocks = cap_k < cap_t ? cap_k : cap_t;
+    size_t m = 0;
+    for (size_t k = 0; k < g->n_home; k++) {
+        int64_t b[3];
+        key_coords(g->home_keys[k], b);
+        for (int d = 0; d < 8; d++)
+            g->keys[m++] = block_key(b[0] + (d & 1), b[1] + ((d >> 1) & 1), b[2] + (d >> 2));
+    }
+    radix_sort(m, g->keys, NULL, g->keys_tmp, NULL);
+    size_t u = 0;
+    for (size_t k = 0; k < m; k++)
+        if (u == 0 || g->keys[k] != g->keys[u - 1]) g->keys[u++] = g->keys[k];
+    g->n_blocks = u;
+    return PW_OK;
+}
+
+pw_status pw_grid_build(pw_grid *g, size_t n, const vec3 *x, uint32_t *perm, pw_error *err)
+{
+    size_t cap = g->cap_particles, cap2 = g->cap_particles, cap3 = g->cap_particles;
+    if (grow((void **)&g->pkey, &cap, n, sizeof *g->pkey) ||
+        grow((void **)&g->pkey_tmp, &cap2, n, sizeof *g->pkey_tmp) ||
+        grow((void **)&g->perm_tmp, &cap3, n, sizeof *g->perm_tmp))
+        return pw_fail(err, PW_ENOMEM, "sim grid: cannot allocate sort keys for %zu particles", n);
+    g->cap_particles = cap < cap2 ? (cap < cap3 ? cap : cap3) : (cap2 < cap3 ? cap2 : cap3);
+    sort_particles(g, n, x, perm);
+
+    /* home blocks and their particle ranges */
+    size_t nh = 0;
+    for (size_t k = 0; k < n; k++)
+        if (k == 0 || g->pkey[k] != g->pkey[k - 1]) nh++;
+    size_t cap_h = g->cap_home, cap_s = g->cap_home, cap_n = g->cap_home, cap_c = g->cap_home;
+    if (grow((void **)&g->home_keys, &cap_h, nh, sizeof *g->home_keys) ||
+        grow((void **)&g->start, &cap_s, nh + 1, sizeof *g->start) ||
+        grow((void **)&g->nbr, &cap_n, nh, sizeof *g->nbr) ||
+        grow((void **)&g->colour_order, &cap_c, nh, sizeof *g->colour_order))
+        return pw_fail(err, PW_ENOMEM, "sim grid: cannot allocate %zu home blocks", nh);
+    size_t caps[4] = {cap_h, cap_s - 1, cap_n, cap_c};
+    g->cap_home = caps[0];
+    for (int k = 1; k < 4; k++)
+        if (caps[k] < g->cap_home) g->cap_home = caps[k];
+    nh = 0;
+    for (size_t k = 0; k < n; k++)
+        if (k == 0 || g->pkey[k] != g->pkey[k - 1]) {
+            g->home_keys[nh] = g->pkey[k];
+            g->start[nh++] = k;
+        }
+    g->start[nh] = n;
+    g->n_home = nh;
+
+    pw_status rc = collect_blocks(g, err);
+    if (rc != PW_OK) return rc;
+
+    /* neighbourhoods and colours of the home blocks */
+    size_t count[9] = {0};
+    for (size_t k = 0; k < nh; k++) {
+        int64_t b[3];
+        key_coords(g->home_keys[k], b);
+        for (int d = 0; d < 8; d++)
+            g->nbr[k][d] = (uint32_t)find_block(
+                g, block_key(b[0] + (d & 1), b[1] + ((d >> 1) & 1), b[2] + (d >> 2)));
+        count[((b[0] & 1) | ((b[1] & 1) << 1) | ((b[2] & 1) << 2)) + 1]++;
+    }
+    for (int c = 0; c < 8; c++) count[c + 1] += count[c];
+    memcpy(g->colour_start, count, sizeof count);
+    for (size_t k = 0; k < nh; k++) {
+        int64_t b[3];
+        key_coords(g->home_keys[k], b);
+        g->colour_order[count[(b[0] & 1) | ((b[1] & 1) << 1) | ((b[2] & 1) << 2)]++] =
+            (uint32_t)k;
+    }
+
+    /* node storage */
+    size_t nn = g->n_blocks * PW_BLOCK_NODES, c1 = g->cap_nodes, c2 = c1, c3 = c1, c4 = c1,
+           c5 = c1;
+    if (grow((void **)&g->m, &c1, nn, sizeof *g->m) || grow((void **)&g->v, &c2, nn, sizeof *g->v) ||
+        grow((void **)&g->v_old, &c3, nn, sizeof *g->v_old) ||
+        grow((void **)&g->f, &c4, nn, sizeof *g->f) ||
+        grow((void **)&g->fixed, &c5, nn, sizeof *g->fixed))
+        return pw_fail(err, PW_ENOMEM, "sim grid: cannot allocate %zu nodes", nn);
+    size_t cn[5] = {c1, c2, c3, c4, c5};
+    g->cap_nodes = cn[0];
+    for (int k = 1; k < 5; k++)
+        if (cn[k] < g->cap_nodes) g->cap_nodes = cn[k];
+    return PW_OK;
+}

@@ -1,0 +1,73 @@
+/* grid.h — the sparse block grid of the MPM solver (internal to sim/).
+ *
+ * Nodes live in blocks of 4x4x4; a block exists only when some particle's 4x4x4
+ * B-spline stencil touches it, so memory and work follow the particles, not the
+ * domain. The grid is rebuilt every step: particles are sorted by their "home" block
+ * (the block holding the first node of their stencil), and each home block knows the
+ * 2x2x2 blocks its particles' stencils can reach. Home blocks are split into 8
+ * colours by the parity of their block coordinates: two home blocks of one colour
+ * never write the same node, so scatters run in parallel without atomics and give
+ * the same bits for any thread count. */
+#ifndef PW_GRID_H
+#define PW_GRID_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pw_error.h"
+#include "pw_math.h"
+
+#define PW_BLOCK 4                 /* nodes per block edge              */
+#define PW_BLOCK_NODES 64          /* nodes per block                   */
+#define PW_BLOCK_COORD_BITS 21     /* bits per block coordinate in keys */
+
+typedef struct {
+    double h, inv_h;      /* spacing [m], 1/h [1/m]                                 */
+    vec3 origin;          /* [m] world position of node (0,0,0)                      */
+    int64_t max_node;     /* largest node coordinate allowed on any axis             */
+
+    /* active blocks, sorted by key; nodes of block b are b*64 + x + 4y + 16z */
+    size_t n_blocks, cap_blocks;
+    uint64_t *keys, *keys_tmp;
+
+    /* home blocks: particles [start[k], start[k+1]) live in home block k, whose
+     * 2x2x2 neighbourhood is nbr[k][dx + 2 dy + 4 dz] (indices into the blocks) */
+    size_t n_home, cap_home;
+    uint64_t *home_keys;
+    size_t *start;
+    uint32_t (*nbr)[8];
+    uint32_t *colour_order;      /* home blocks grouped by colour */
+    size_t colour_start[9];
+
+    /* node data, n_blocks * 64 entries */
+    size_t cap_nodes;
+    double *m;            /* [kg]                                        */
+    vec3 *v;              /* [m/s] v^{n+1} after the solve               */
+    vec3 *v_old;          /* [m/s] v^n, for FLIP                         */
+    vec3 *f;              /* [N] stress force (also momentum in P2G)     */
+    uint8_t *fixed;       /* bit k set: component k is projected out     */
+
+    /* scratch of the build */
+    size_t cap_particles;
+    uint64_t *pkey, *pkey_tmp;
+    uint32_t *perm_tmp;
+} pw_grid;
+
+/* Sets spacing h [m] and the world position of node 0 (origin, block aligned);
+ * max_node bounds the node coordinates so keys fit. */
+void pw_grid_init(pw_grid *g, double h, vec3 origin, int64_t max_node);
+void pw_grid_free(pw_grid *g);
+
+/* Rebuilds the grid for n particles at x: stable sort by home block, written as a
+ * permutation (perm[k] = old index of the particle that goes to position k; the
+ * caller reorders its arrays with it), then home blocks, their neighbourhoods,
+ * colours and active blocks. Node arrays are sized but not cleared. Positions must
+ * map to node coordinates in [0, max_node - 3]. @return PW_OK or PW_ENOMEM. */
+pw_status pw_grid_build(pw_grid *g, size_t n, const vec3 *x, uint32_t *perm, pw_error *err);
+
+static inline size_t pw_grid_node_count(const pw_grid *g) { return g->n_blocks * PW_BLOCK_NODES; }
+
+/* World position [m] of node index i (block * 64 + local). */
+vec3 pw_grid_node_position(const pw_grid *g, size_t i);
+
+#endif

@@ -1,0 +1,307 @@
+/* mpm.c — the time step of Stomakhin et al. 2013, section 4.1.
+ *
+ * substep() is the paper's list, one call per item. Domain faces are slip walls:
+ * within WALL_BAND h of a face, a grid node's or particle's velocity component into
+ * the face is set to zero (tangential motion and separation stay free), and positions
+ * are kept at least h inside so every stencil stays on the grid. Colliders (section 8)
+ * are evaluated at the end of the substep, t + dt, where the material is headed. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpm_internal.h"
+
+#define WALL_BAND 2.0 /* [h] width of the slip-wall band at the domain faces */
+
+static int grow_array(void **a, size_t n, size_t sz)
+{
+    void *q = realloc(*a, (n ? n : 1) * sz);
+    if (!q) return -1;
+    *a = q;
+    return 0;
+}
+
+/* Per-particle scratch of a step (weights, stress caches, permutation). */
+static pw_status reserve_step(pw_sim *s, pw_error *err)
+{
+    size_t n = s->pt.n;
+    if (n <= s->cap_step && s->cap_step) return PW_OK;
+    size_t c = s->pt.cap;
+    if (grow_array((void **)&s->ps, c, sizeof *s->ps) || grow_array((void **)&s->fcr, c, sizeof *s->fcr) ||
+        grow_array((void **)&s->Mp, c, sizeof *s->Mp) || grow_array((void **)&s->perm, c, sizeof *s->perm) ||
+        grow_array(&s->reorder_tmp, c, sizeof(mat3)))
+        return pw_fail(err, PW_ENOMEM, "sim: cannot allocate step scratch for %zu particles", c);
+    s->cap_step = c;
+    return PW_OK;
+}
+
+/* Per-node solver vectors and the partial-sum buffer. */
+static pw_status reserve_solve(pw_sim *s, pw_error *err)
+{
+    size_t nn = pw_grid_node_count(&s->grid);
+    size_t need = nn > s->pt.n ? nn : s->pt.n;
+    if (need <= s->cap_solve && s->cap_solve) return PW_OK;
+    size_t c = s->cap_solve ? s->cap_solve : 4096;
+    while (c < need) c *= 2;
+    if (grow_array((void **)&s->inv_sqrt_m, c, sizeof *s->inv_sqrt_m) ||
+        grow_array((void **)&s->partial, c / 1024 + 2, sizeof *s->partial))
+        return pw_fail(err, PW_ENOMEM, "sim: cannot allocate solver vectors for %zu nodes", c);
+    for (int k = 0; k < 6; k++)
+        if (grow_array((void **)&s->cr[k], c, sizeof *s->cr[k]))
+            return pw_fail(err, PW_ENOMEM, "sim: cannot allocate solver vectors for %zu nodes", c);
+    s->cap_solve = c;
+    return PW_OK;
+}
+
+/* ---- finiteness checks ------------------------------------------------------------- */
+
+/* First particle (lowest index) with non-finite x, v, Fe or Fp, or n. */
+static size_t first_nonfinite_particle(const pw_sim *s, const char **what)
+{
+    const pw_particles *pt = &s->pt;
+    for (size_t p = 0; p < pt->n; p++) {
+        if (!v3_isfinite(pt->x[p])) { *what = "position"; return p; }
+        if (!v3_isfinite(pt->v[p])) { *what = "velocity"; return p; }
+        if (!m3_isfinite(pt->Fe[p]) || !m3_isfinite(pt->Fp[p])) {
+            *what = "deformation gradient";
+            return p;
+        }
+    }
+    return pt->n;
+}
+
+static pw_status check_particles(const pw_sim *s, pw_error *err)
+{
+    const char *what = "";
+    size_t p = first_nonfinite_particle(s, &what);
+    if (p == s->pt.n) return PW_OK;
+    vec3 v = s->pt.v[p];
+    return pw_fail(err, PW_ENUMERIC,
+                   "sim step %" PRIu64 " (t = %.9g s): particle %u: non-finite %s (v = %g, %g, %g)",
+                   s->steps, s->t, s->pt.id[p], what, v.x, v.y, v.z);
+}
+
+/* The first particle (lowest index) whose stencil reads a non-finite node of a,
+ * or n: the particle a grid blow-up is reported against. */
+static size_t particle_at_nonfinite_node(const pw_sim *s, const vec3 *a)
+{
+    const pw_grid *g = &s->grid;
+    for (size_t p = 0; p < s->pt.n; p++) {
+        const pw_pstep *q = &s->ps[p];
+        const uint32_t *nb = g->nbr[q->home];
+        for (int k = 0; k < 64; k++) {
+            int ox = q->off[0] + (k & 3), oy = q->off[1] + ((k >> 2) & 3), oz = q->off[2] + (k >> 4);
+            size_t i = nb[(ox >> 2) | ((oy >> 2) << 1) | ((oz >> 2) << 2)] * (size_t)PW_BLOCK_NODES +
+                       (size_t)((ox & 3) | ((oy & 3) << 2) | ((oz & 3) << 4));
+            if (!v3_isfinite(a[i])) return p;
+        }
+    }
+    return s->pt.n;
+}
+
+/* Names the particle behind a non-finite grid field after a failed solve or update. */
+static pw_status grid_failure(const pw_sim *s, const vec3 *const *fields, int n_fields,
+                              pw_error *err)
+{
+    size_t p = s->pt.n;
+    for (int f = 0; f < n_fields && p == s->pt.n; f++) p = particle_at_nonfinite_node(s, fields[f]);
+    if (p == s->pt.n) p = 0; /* the breakdown is global: report the first particle */
+    if (s->pt.n == 0) {
+        pw_error_prefix(err, "sim step %" PRIu64 " (t = %.9g s)", s->steps, s->t);
+    } else {
+        pw_error_prefix(err, "sim step %" PRIu64 " (t = %.9g s): particle %u (mu0 %g Pa)",
+                        s->steps, s->t, s->pt.id[p], s->pt.mu0[p]);
+    }
+    if (err) err->code = PW_ENUMERIC;
+    return PW_ENUMERIC;
+}
+
+/* ---- grid steps 4-5 ------------------------------------------------------------------ */
+
+/* 4. v* = v^n + dt (f/m + g), eq. 10 */
+static void grid_predict(pw_sim *s, double dt)
+{
+    pw_grid *g = &s->grid;
+    long nn = (long)pw_grid_node_count(g);
+#pragma omp parallel for schedule(static) num_threads(s->threads)
+    for (long i = 0; i < nn; i++) {
+        if (!(g->m[i] > 0)) continue;
+        vec3 a = v3_madd(s->p.gravity, g->f[i], 1.0 / g->m[i]);
+        g->v[i] = v3_madd(g->v[i], a, dt);
+    }
+}
+
+/* Slip walls: removes the velocity component into a face within the band; returns the
+ * components it set (bit per axis). */
+static uint8_t apply_walls(const pw_sim *s, vec3 x, vec3 *v)
+{
+    double band = WALL_BAND * s->p.h;
+    double *vc[3] = {&v->x, &v->y, &v->z};
+    uint8_t fixed = 0;
+    for (int a = 0; a < 3; a++) {
+        double xa = v3_get(x, a);
+        if ((xa <= v3_get(s->p.domain_min, a) + band && *vc[a] < 0) ||
+            (xa >= v3_get(s->p.domain_max, a) - band && *vc[a] > 0)) {
+            *vc[a] = 0;
+            fixed |= (uint8_t)(1u << a);
+        }
+    }
+    return fixed;
+}
+
+/* 5. grid-based body collisions on v* (section 8); collided nodes are fixed in the
+ * solve (all three components), wall nodes in their normal component. */
+static void grid_collide(pw_sim *s, double t_next)
+{
+    pw_grid *g = &s->grid;
+    long nn = (long)pw_grid_node_count(g);
+    int have = pw_colliders_count(s->colliders) > 0;
+#pragma omp parallel for schedule(static) num_threads(s->threads)
+    for (long i = 0; i < nn; i++) {
+        g->fixed[i] = 0;
+        if (!(g->m[i] > 0)) continue;
+        vec3 xi = pw_grid_node_position(g, (size_t)i);
+        if (have && pw_colliders_apply(s->colliders, t_next, xi, &g->v[i])) g->fixed[i] = 7;
+        g->fixed[i] |= apply_walls(s, xi, &g->v[i]);
+    }
+}
+
+/* ---- particle steps 9-10 ----------------------------------------------------------------- */
+
+/* 9. particle-based body collisions on v_p^{n+1} */
+static void particle_collide(pw_sim *s, double t_next)
+{
+    pw_particles *pt = &s->pt;
+    long n = (long)pt->n;
+    int have = pw_colliders_count(s->colliders) > 0;
+#pragma omp parallel for schedule(static) num_threads(s->threads)
+    for (long p = 0; p < n; p++) {
+        if (have) pw_colliders_apply(s->colliders, t_next, pt->x[p], &pt->v[p]);
+        apply_walls(s, pt->x[p], &pt->v[p]);
+    }
+}
+
+/* 10. x^{n+1} = x^n + dt v^{n+1}, kept h inside the domain */
+static void advect(pw_sim *s, double dt)
+{
+    pw_particles *pt = &s->pt;
+    long n = (long)pt->n;
+    vec3 lo = v3_add(s->p.domain_min, v3(s->p.h, s->p.h, s->p.h));
+    vec3 hi = v3_sub(s->p.domain_max, v3(s->p.h, s->p.h, s->p.h));
+#pragma omp parallel for schedule(static) num_threads(s->threads)
+    for (long p = 0; p < n; p++) pt->x[p] = v3_min(v3_max(v3_madd(pt->x[p], pt->v[p], dt), lo), hi);
+}
+
+/* ---- one substep ------------------------------------------------------------------------ */
+
+static int volumes_pending(const pw_sim *s)
+{
+    for (size_t p = 0; p < s->pt.n; p++)
+        if (!(s->pt.V0[p] > 0)) return 1;
+    return 0;
+}
+
+static pw_status substep(pw_sim *s, double dt, pw_error *err)
+{
+    double t_next = s->t + dt;
+    pw_status rc = reserve_step(s, err);
+    if (rc == PW_OK) rc = pw_mpm_rebuild_grid(s, err); /* sort by block, weights of x^n */
+    if (rc == PW_OK) rc = reserve_solve(s, err);
+    if (rc != PW_OK) return rc;
+
+    pw_mpm_p2g(s);                                    /* 1. m_i, v_i (normalised)        */
+    if (volumes_pending(s)) pw_mpm_init_volumes(s);   /* 2. rho_p^0, V0 (first step)     */
+    pw_mpm_prepare_stress(s);                         /* 3. f_i, eq. 6, with hardening   */
+    pw_mpm_grid_forces(s, NULL);
+    grid_predict(s, dt);                              /* 4. v*, eq. 10                   */
+    grid_collide(s, t_next);                          /* 5. colliders and walls, sec. 8  */
+    int iterations = 0, converged = 1;                /* 6. eq. 9, conjugate residual    */
+    if (s->p.beta > 0) {
+        rc = pw_mpm_solve(s, dt, &iterations, &converged, err);
+        if (rc != PW_OK) {
+            const vec3 *fields[] = {s->grid.v, s->cr[0], s->cr[1], s->cr[3], s->cr[4]};
+            return grid_failure(s, fields, 5, err);
+        }
+        s->cr_iterations_last = iterations;
+        s->cr_iterations_total += (uint64_t)iterations;
+        s->cr_solves++;
+        s->cr_not_converged += converged ? 0u : 1u;
+    }
+    size_t bad = pw_mpm_update_deformation(s, dt);    /* 7. Fe, Fp, eqs. 11-12           */
+    if (bad < s->pt.n) {
+        const vec3 *fields[] = {s->grid.v};
+        if (particle_at_nonfinite_node(s, s->grid.v) < s->pt.n) {
+            pw_fail(err, PW_ENUMERIC, "non-finite grid velocity");
+            return grid_failure(s, fields, 1, err);
+        }
+        return pw_fail(err, PW_ENUMERIC,
+                       "sim step %" PRIu64 " (t = %.9g s): particle %u: non-finite deformation "
+                       "gradient",
+                       s->steps, s->t, s->pt.id[bad]);
+    }
+    pw_mpm_g2p(s);                                    /* 8. PIC/FLIP blend or APIC       */
+    particle_collide(s, t_next);                      /* 9. sec. 8 on particles          */
+    advect(s, dt);                                    /* 10. x += dt v                   */
+    s->steps++;
+    s->dt_last = dt;
+    return check_particles(s, err);                   /* NaN never reaches a cache       */
+}
+
+/* ---- clock ----------------------------------------------------------------------------- */
+
+/* max |v_p|: chunk maxima combined in order (max is exact, so any split agrees) */
+static double max_speed(const pw_sim *s)
+{
+    double vmax2 = 0;
+    for (size_t p = 0; p < s->pt.n; p++) vmax2 = fmax(vmax2, v3_length2(s->pt.v[p]));
+    return sqrt(vmax2);
+}
+
+pw_status pw_sim_advance_to(pw_sim *s, double t_end, pw_sim_progress_fn progress, void *user,
+                            pw_error *err)
+{
+    if (!isfinite(t_end) || t_end < s->t)
+        return pw_fail(err, PW_EINVAL, "sim: target time %.9g s is before the current time %.9g s",
+                       t_end, s->t);
+    pw_status rc = check_particles(s, err);
+    if (rc != PW_OK) return rc;
+    while (s->t < t_end) {
+        /* CFL: dt <= cfl h / max|v_p|, bounded by dt_max; the last step lands on t_end
+         * (a step within 1e-6 of the remainder is stretched so no sliver step follows) */
+        double vmax = max_speed(s);
+        double dt = s->p.dt_max;
+        if (vmax > 0) dt = fmin(dt, s->p.cfl * s->p.h / vmax);
+        double remaining = t_end - s->t;
+        int last = remaining <= dt * (1 + 1e-6);
+        if (last) dt = remaining;
+        rc = substep(s, dt, err);
+        if (rc != PW_OK) return rc;
+        s->t = last ? t_end : s->t + dt;
+        if (progress) progress(user, s->t, t_end);
+    }
+    s->max_speed = max_speed(s);
+    return PW_OK;
+}
+
+/* ---- queries ---------------------------------------------------------------------------- */
+
+void pw_sim_get_stats(const pw_sim *s, pw_sim_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    st->steps = s->steps;
+    st->time = s->t;
+    st->dt_last = s->dt_last;
+    st->max_speed = max_speed(s);
+    st->cr_iterations_last = s->cr_iterations_last;
+    st->cr_iterations_mean = s->cr_solves ? (double)s->cr_iterations_total / (double)s->cr_solves : 0;
+    st->cr_not_converged = s->cr_not_converged;
+    st->particles = s->pt.n;
+    st->active_blocks = s->grid.n_blocks;
+}
+
+size_t pw_sim_particle_count(const pw_sim *s) { return s->pt.n; }
+const vec3 *pw_sim_positions(const pw_sim *s) { return s->pt.x; }
+const vec3 *pw_sim_velocities(const pw_sim *s) { return s->pt.v; }
+const double *pw_sim_masses(const pw_sim *s) { return s->pt.m; }
+const uint32_t *pw_sim_particle_ids(const pw_sim *s) { return s->pt.id; }
+double pw_sim_time(const pw_sim *s) { return s->t; }

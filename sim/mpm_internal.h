@@ -1,0 +1,97 @@
+/* mpm_internal.h — the solver's state and the steps of section 4.1, shared by
+ * mpm.c (orchestration), transfer.c (particle <-> grid), solver.c (eq. 9),
+ * sim_state.c (save/load) and the physics tests. Not a public API. */
+#ifndef PW_MPM_INTERNAL_H
+#define PW_MPM_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collide.h"
+#include "constitutive.h"
+#include "grid.h"
+#include "pw_sim.h"
+
+/* Particle state, structure of arrays (all n entries). */
+typedef struct {
+    size_t n, cap;
+    vec3 *x;          /* [m]                                        */
+    vec3 *v;          /* [m/s]                                      */
+    double *m;        /* [kg]                                       */
+    double *V0;       /* [m^3] initial volume (0 until initialised) */
+    mat3 *Fe, *Fp;    /* elastic and plastic deformation gradients  */
+    mat3 *C;          /* [1/s] APIC affine velocity                 */
+    double *mu0, *lambda0;  /* [Pa]                                 */
+    double *xi, *theta_c, *theta_s, *Jp_min, *Jp_max; /* [-]        */
+    uint32_t *id;     /* index in the order of addition             */
+} pw_particles;
+
+/* Per-particle data of one step, computed once from x^n after the sort. */
+typedef struct {
+    double w[3][4];   /* N along each axis for the 4 stencil nodes    */
+    double dw[3][4];  /* N'/h [1/m]                                   */
+    double fu[3];     /* (x_p - x_base)/h in [1, 2): for x_i - x_p     */
+    uint32_t home;    /* home block                                   */
+    uint8_t off[3];   /* base node within the home block, 0..3        */
+} pw_pstep;
+
+struct pw_sim {
+    pw_sim_params p;
+    int threads;
+    pw_colliders *colliders;
+    pw_particles pt;
+    pw_grid grid;
+
+    /* clock and counters */
+    double t;                   /* [s] */
+    uint64_t steps;
+    double dt_last;
+    double max_speed;
+    int cr_iterations_last;
+    uint64_t cr_iterations_total, cr_solves, cr_not_converged;
+
+    /* per-step scratch, sized with the particles / nodes */
+    size_t cap_step;
+    pw_pstep *ps;
+    pw_fcr_cache *fcr;          /* R, S, cof(Fe^n), hardened mu, lambda */
+    mat3 *Mp;                   /* V0 A_p Fe^T (or V0 P Fe^T) to scatter */
+    uint32_t *perm;
+    void *reorder_tmp;
+    size_t cap_solve;
+    double *inv_sqrt_m;         /* per node, 0 where m = 0 */
+    vec3 *cr[6];                /* CR vectors x r p Ar Ap and scratch */
+    double *partial;            /* per-chunk partial sums of dots */
+};
+
+/* ---- transfer.c ---------------------------------------------------------- */
+/* Sorts particles by block, rebuilds the grid, fills s->ps. */
+pw_status pw_mpm_rebuild_grid(pw_sim *s, pw_error *err);
+/* 1. P2G: m_i and v_i (normalised momentum, with APIC's affine term); v_old = v. */
+void pw_mpm_p2g(pw_sim *s);
+/* 2. rho_p^0 = sum_i m_i w_ip / h^3, V0 = m_p / rho_p^0 for particles with V0 = 0. */
+void pw_mpm_init_volumes(pw_sim *s);
+/* Hardened mu, lambda, R, S of Fe^n per particle (pw_fcr_cache). */
+void pw_mpm_prepare_stress(pw_sim *s);
+/* 3. f_i = -sum_p V0 P(Fe_hat) Fe^T grad w_ip, eq. 5, where Fe_hat = (I + sum_i
+ * dx_i grad w_ip^T) Fe for a node displacement field dx [m] (NULL: dx = 0, eq. 6).
+ * Needs pw_mpm_prepare_stress. Writes grid.f. */
+void pw_mpm_grid_forces(pw_sim *s, const vec3 *dx);
+/* Phi(dx) = sum_p V0 Psi(Fe_hat(dx)) [J] (for the force test). */
+double pw_mpm_energy(pw_sim *s, const vec3 *dx);
+/* (H u)_i = sum_p V0 dP(Fe; (sum_j u_j grad w_jp^T) Fe) Fe^T grad w_ip, eqs. 7-8. */
+void pw_mpm_hessian_action(pw_sim *s, const vec3 *u, vec3 *Hu);
+/* 7. Fe_hat = (I + dt grad v_p) Fe, then the clamp of eqs. 11-12. Returns the
+ * index of the first particle whose update failed (non-finite), or n. */
+size_t pw_mpm_update_deformation(pw_sim *s, double dt);
+/* 8. PIC/FLIP blend or APIC velocity (and C) from the grid. */
+void pw_mpm_g2p(pw_sim *s);
+
+/* ---- solver.c ------------------------------------------------------------ */
+/* 6. Solves eq. 9 for grid.v (input v*, fixed DOFs keep their value) by conjugate
+ * residual; iteration count in *iterations, *converged. PW_ENUMERIC on NaN/Inf. */
+pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw_error *err);
+
+/* Deterministic sum of a[k] over k < n (fixed chunks, combined in order). */
+double pw_mpm_sum(const pw_sim *s, const double *a, size_t n);
+
+#endif

@@ -1,0 +1,210 @@
+/* sim.c — the solver handle: parameters, creation, colliders and particles.
+ * The time step itself is in mpm.c. */
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpm_internal.h"
+
+#define PAD_BLOCKS 1  /* blocks of nodes below domain_min, so stencils stay at >= 0 */
+
+/* ---- parameters ------------------------------------------------------------------ */
+
+void pw_sim_params_default(pw_sim_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->h = 0.01;
+    p->domain_min = v3(-3, 0, -3);
+    p->domain_max = v3(3, 3, 3);
+    p->gravity = v3(0, -9.81, 0);
+    p->dt_max = 5e-4;
+    p->cfl = 0.5;
+    p->beta = 1.0;
+    p->transfer = PW_TRANSFER_PIC_FLIP;
+    p->flip_alpha = 0.95;
+    p->cr_tolerance = 1e-6;
+    p->cr_max_iterations = 200;
+    p->threads = 0;
+}
+
+pw_status pw_sim_params_check(const pw_sim_params *p, pw_error *err)
+{
+    if (!(p->h > 0) || !isfinite(p->h))
+        return pw_fail(err, PW_EINVAL, "sim params: h must be > 0 [m] (%g)", p->h);
+    const char *axis = "xyz";
+    for (int a = 0; a < 3; a++) {
+        double lo = v3_get(p->domain_min, a), hi = v3_get(p->domain_max, a);
+        if (!isfinite(lo) || !isfinite(hi) || !(hi - lo >= 8 * p->h))
+            return pw_fail(err, PW_EINVAL,
+                           "sim params: domain %c extent must be finite and >= 8 h (%g to %g)",
+                           axis[a], lo, hi);
+        double nodes = (hi - lo) / p->h;
+        if (nodes > (double)(PW_BLOCK << PW_BLOCK_COORD_BITS) - 64)
+            return pw_fail(err, PW_EINVAL,
+                           "sim params: domain %c spans too many cells for the grid (%.0f)",
+                           axis[a], nodes);
+    }
+    if (!v3_isfinite(p->gravity))
+        return pw_fail(err, PW_EINVAL, "sim params: gravity must be finite (%g, %g, %g)",
+                       p->gravity.x, p->gravity.y, p->gravity.z);
+    if (!(p->dt_max > 0 && p->dt_max <= 1))
+        return pw_fail(err, PW_EINVAL, "sim params: dt_max must be in (0, 1] [s] (%g)", p->dt_max);
+    if (!(p->cfl > 0 && p->cfl <= 1))
+        return pw_fail(err, PW_EINVAL, "sim params: cfl must be in (0, 1] (%g)", p->cfl);
+    if (!(p->beta >= 0 && p->beta <= 1))
+        return pw_fail(err, PW_EINVAL, "sim params: beta must be in [0, 1] (%g)", p->beta);
+    if (p->transfer != PW_TRANSFER_PIC_FLIP && p->transfer != PW_TRANSFER_APIC)
+        return pw_fail(err, PW_EINVAL, "sim params: unknown transfer (%d)", (int)p->transfer);
+    if (!(p->flip_alpha >= 0 && p->flip_alpha <= 1))
+        return pw_fail(err, PW_EINVAL, "sim params: flip_alpha must be in [0, 1] (%g)",
+                       p->flip_alpha);
+    if (!(p->cr_tolerance > 0 && p->cr_tolerance < 1))
+        return pw_fail(err, PW_EINVAL, "sim params: cr_tolerance must be in (0, 1) (%g)",
+                       p->cr_tolerance);
+    if (p->cr_max_iterations < 1 || p->cr_max_iterations > 100000)
+        return pw_fail(err, PW_EINVAL, "sim params: cr_max_iterations must be in [1, 100000] (%d)",
+                       p->cr_max_iterations);
+    if (p->threads < 0 || p->threads > 4096)
+        return pw_fail(err, PW_EINVAL, "sim params: threads must be in [0, 4096] (%d)", p->threads);
+    return PW_OK;
+}
+
+/* ---- storage ----------------------------------------------------------------------- */
+
+static int grow_array(void **a, size_t n, size_t sz)
+{
+    void *q = realloc(*a, (n ? n : 1) * sz);
+    if (!q) return -1;
+    *a = q;
+    return 0;
+}
+
+static pw_status reserve_particles(pw_sim *s, size_t n, pw_error *err)
+{
+    pw_particles *pt = &s->pt;
+    if (n <= pt->cap) return PW_OK;
+    size_t c = pt->cap ? pt->cap : 1024;
+    while (c < n) c *= 2;
+    if (grow_array((void **)&pt->x, c, sizeof *pt->x) || grow_array((void **)&pt->v, c, sizeof *pt->v) ||
+        grow_array((void **)&pt->m, c, sizeof *pt->m) || grow_array((void **)&pt->V0, c, sizeof *pt->V0) ||
+        grow_array((void **)&pt->Fe, c, sizeof *pt->Fe) || grow_array((void **)&pt->Fp, c, sizeof *pt->Fp) ||
+        grow_array((void **)&pt->C, c, sizeof *pt->C) || grow_array((void **)&pt->mu0, c, sizeof *pt->mu0) ||
+        grow_array((void **)&pt->lambda0, c, sizeof *pt->lambda0) ||
+        grow_array((void **)&pt->xi, c, sizeof *pt->xi) ||
+        grow_array((void **)&pt->theta_c, c, sizeof *pt->theta_c) ||
+        grow_array((void **)&pt->theta_s, c, sizeof *pt->theta_s) ||
+        grow_array((void **)&pt->Jp_min, c, sizeof *pt->Jp_min) ||
+        grow_array((void **)&pt->Jp_max, c, sizeof *pt->Jp_max) ||
+        grow_array((void **)&pt->id, c, sizeof *pt->id))
+        return pw_fail(err, PW_ENOMEM, "sim: cannot allocate %zu particles", c);
+    pt->cap = c;
+    return PW_OK;
+}
+
+/* ---- handle -------------------------------------------------------------------------- */
+
+pw_sim *pw_sim_create(const pw_sim_params *p, pw_error *err)
+{
+    if (pw_sim_params_check(p, err) != PW_OK) return NULL;
+    pw_sim *s = calloc(1, sizeof *s);
+    if (!s) {
+        pw_fail(err, PW_ENOMEM, "sim: cannot allocate the solver");
+        return NULL;
+    }
+    s->p = *p;
+    s->threads = p->threads > 0 ? p->threads : omp_get_max_threads();
+    s->colliders = pw_colliders_create(p->h, err);
+    if (!s->colliders) {
+        free(s);
+        return NULL;
+    }
+    /* node 0 sits PAD_BLOCKS blocks below domain_min, aligned to blocks */
+    double pad = PAD_BLOCKS * PW_BLOCK * p->h;
+    vec3 origin = v3_sub(p->domain_min, v3(pad, pad, pad));
+    double ext = fmax(fmax(p->domain_max.x - p->domain_min.x, p->domain_max.y - p->domain_min.y),
+                      p->domain_max.z - p->domain_min.z);
+    pw_grid_init(&s->grid, p->h, origin, (int64_t)ceil(ext / p->h) + 2 * PAD_BLOCKS * PW_BLOCK + 8);
+    return s;
+}
+
+void pw_sim_destroy(pw_sim *s)
+{
+    if (!s) return;
+    pw_colliders_destroy(s->colliders);
+    pw_particles *pt = &s->pt;
+    void *arrays[] = {pt->x, pt->v, pt->m, pt->V0, pt->Fe, pt->Fp, pt->C, pt->mu0, pt->lambda0,
+                      pt->xi, pt->theta_c, pt->theta_s, pt->Jp_min, pt->Jp_max, pt->id,
+                      s->ps, s->fcr, s->Mp, s->perm, s->reorder_tmp, s->inv_sqrt_m, s->partial};
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) free(arrays[k]);
+    for (int k = 0; k < 6; k++) free(s->cr[k]);
+    pw_grid_free(&s->grid);
+    free(s);
+}
+
+pw_status pw_sim_add_collider(pw_sim *s, const pw_collider_desc *c, pw_error *err)
+{
+    return pw_colliders_add(s->colliders, c, err);
+}
+
+/* Material and state checks of seeded particle k (global index g). */
+static pw_status check_seeded(const pw_sim *s, const pw_seeded *in, size_t k, size_t g,
+                              pw_error *err)
+{
+    vec3 x = in->x[k];
+    if (!v3_isfinite(x) || x.x < s->p.domain_min.x || x.y < s->p.domain_min.y ||
+        x.z < s->p.domain_min.z || x.x > s->p.domain_max.x || x.y > s->p.domain_max.y ||
+        x.z > s->p.domain_max.z)
+        return pw_fail(err, PW_EINVAL, "sim: particle %zu: position outside the domain (%g, %g, %g)",
+                       g, x.x, x.y, x.z);
+    if (!(in->m[k] > 0) || !isfinite(in->m[k]))
+        return pw_fail(err, PW_EINVAL, "sim: particle %zu: mass must be > 0 [kg] (%g)", g, in->m[k]);
+    if (!(in->mu0[k] >= 0) || !isfinite(in->mu0[k]) || !(in->lambda0[k] >= 0) ||
+        !isfinite(in->lambda0[k]))
+        return pw_fail(err, PW_EINVAL, "sim: particle %zu: Lame parameters must be >= 0 [Pa] (%g, %g)",
+                       g, in->mu0[k], in->lambda0[k]);
+    if (!(in->xi[k] >= 0) || !isfinite(in->xi[k]))
+        return pw_fail(err, PW_EINVAL, "sim: particle %zu: xi must be >= 0 (%g)", g, in->xi[k]);
+    if (!(in->theta_c[k] >= 0 && in->theta_c[k] < 1) || !(in->theta_s[k] >= 0) ||
+        !isfinite(in->theta_s[k]))
+        return pw_fail(err, PW_EINVAL,
+                       "sim: particle %zu: theta_c must be in [0, 1), theta_s >= 0 (%g, %g)", g,
+                       in->theta_c[k], in->theta_s[k]);
+    if (!(in->Jp_min[k] > 0 && in->Jp_min[k] <= 1) || !(in->Jp_max[k] >= 1) ||
+        !isfinite(in->Jp_max[k]))
+        return pw_fail(err, PW_EINVAL, "sim: particle %zu: Jp clamp must be 0 < min <= 1 <= max (%g, %g)",
+                       g, in->Jp_min[k], in->Jp_max[k]);
+    return PW_OK;
+}
+
+pw_status pw_sim_add_particles(pw_sim *s, const pw_seeded *in, pw_error *err)
+{
+    pw_particles *pt = &s->pt;
+    if (pt->n + in->n > UINT32_MAX)
+        return pw_fail(err, PW_EINVAL, "sim: too many particles (%zu)", pt->n + in->n);
+    for (size_t k = 0; k < in->n; k++) {
+        pw_status rc = check_seeded(s, in, k, pt->n + k, err);
+        if (rc != PW_OK) return rc;
+    }
+    pw_status rc = reserve_particles(s, pt->n + in->n, err);
+    if (rc != PW_OK) return rc;
+    for (size_t k = 0; k < in->n; k++) {
+        size_t p = pt->n + k;
+        pt->x[p] = in->x[k];
+        pt->v[p] = in->v[k]; /* checked with all state at the next step */
+        pt->m[p] = in->m[k];
+        pt->V0[p] = 0; /* set from the grid at the particle's first step (step 2) */
+        pt->Fe[p] = m3_identity();
+        pt->Fp[p] = m3_identity();
+        pt->C[p] = m3_zero();
+        pt->mu0[p] = in->mu0[k];
+        pt->lambda0[p] = in->lambda0[k];
+        pt->xi[p] = in->xi[k];
+        pt->theta_c[p] = in->theta_c[k];
+        pt->theta_s[p] = in->theta_s[k];
+        pt->Jp_min[p] = in->Jp_min[k];
+        pt->Jp_max[p] = in->Jp_max[k];
+        pt->id[p] = (uint32_t)p;
+    }
+    pt->n += in->n;
+    return PW_OK;
+}
