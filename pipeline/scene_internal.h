@@ -44,6 +44,13 @@ pw_status sc_fail(const sc_ctx *c, const char *path, const char *fmt, ...)
 #endif
     ;
 
+/* Fails with "<file>: <path> = <value>: <fmt...>", the form of every range error. */
+pw_status sc_fail_value(const sc_ctx *c, const char *path, double value, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
 /* Checks that v is an object whose keys are all in the NULL-terminated list allowed;
  * an unknown key is reported with the nearest allowed key by edit distance. */
 pw_status sc_check_keys(const sc_ctx *c, const json_t *v, const char *path,

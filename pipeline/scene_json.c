@@ -56,6 +56,16 @@ pw_status sc_fail(const sc_ctx *c, const char *path, const char *fmt, ...)
     return pw_fail(c->err, PW_EINVAL, "%s: %s", c->file, what);
 }
 
+pw_status sc_fail_value(const sc_ctx *c, const char *path, double value, const char *fmt, ...)
+{
+    char what[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return pw_fail(c->err, PW_EINVAL, "%s: %s = %.9g: %s", c->file, path, value, what);
+}
+
 static pw_status type_error(const sc_ctx *c, const char *path, const char *expected,
                             const json_t *got)
 {
@@ -89,8 +99,7 @@ static pw_status range_error(const sc_ctx *c, const char *path, double v, sc_ran
 {
     char allowed[96];
     describe_range(r, allowed, sizeof allowed);
-    return pw_fail(c->err, PW_EINVAL, "%s: %s = %.9g: %s must be %s", c->file, path, v,
-                   r.what, allowed);
+    return sc_fail_value(c, path, v, "%s must be %s", r.what, allowed);
 }
 
 /* ---- unknown keys -------------------------------------------------------------- */
@@ -231,8 +240,7 @@ pw_status sc_int(const sc_ctx *c, json_t *obj, const char *path, const char *key
         /* 5e6 is how people write five million; accept integral reals. */
         double x = json_real_value(v);
         if (!(x == floor(x)) || fabs(x) > SC_MAX_EXACT)
-            return pw_fail(c->err, PW_EINVAL, "%s: %s = %.9g: %s must be an integer",
-                           c->file, at, x, what);
+            return sc_fail_value(c, at, x, "%s must be an integer", what);
         n = (long long)x;
     } else {
         return type_error(c, at, "an integer", v);
@@ -296,7 +304,11 @@ pw_status sc_enum(const sc_ctx *c, json_t *obj, const char *path, const char *ke
         used += (size_t)w;
     }
     if (!v) {
-        if (def < 0) return missing(c, at, "one of the names listed in FORMAT.md");
+        if (def < 0) {
+            char expected[220];
+            snprintf(expected, sizeof expected, "one of %s", list);
+            return missing(c, at, expected);
+        }
         *out = def;
         json_object_set_new(obj, key, json_string(names[def]));
         return PW_OK;
@@ -368,10 +380,11 @@ pw_status sc_asset_path(const sc_ctx *c, const char *path, const char *rel, char
 {
     if (!rel[0]) return sc_fail(c, path, "empty path");
     int n;
-    if (rel[0] == '/' || !c->dir || !c->dir[0])
+    size_t nd = c->dir ? strlen(c->dir) : 0;
+    if (rel[0] == '/' || nd == 0)
         n = snprintf(out, cap, "%s", rel);
     else
-        n = snprintf(out, cap, "%s/%s", c->dir, rel);
+        n = snprintf(out, cap, "%s%s%s", c->dir, c->dir[nd - 1] == '/' ? "" : "/", rel);
     if (n < 0 || (size_t)n >= cap)
         return sc_fail(c, path, "path too long (%d bytes, at most %zu)", n, cap - 1);
     /* Checked now, so a typo stops the shot before hours of simulation, not after. */

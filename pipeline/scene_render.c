@@ -68,9 +68,8 @@ static pw_status parse_resolution(const sc_ctx *c, json_t *render, pw_camera_des
                 return sc_fail(c, ek, "expected an integer, got %s", sc_type_name(e));
             double x = json_number_value(e);
             if (!(x == floor(x)) || x < 1 || x > MAX_SIDE_PX)
-                return pw_fail(c->err, PW_EINVAL, "%s: %s = %.9g: %s must be an integer in "
-                               "[1, %d]", c->file, ek, x, k ? "the height [px]" :
-                               "the width [px]", MAX_SIDE_PX);
+                return sc_fail_value(c, ek, x, "%s must be an integer in [1, %d]",
+                                     k ? "the height [px]" : "the width [px]", MAX_SIDE_PX);
             wh[k] = (long long)x;
         }
     }
@@ -185,7 +184,7 @@ static pw_status parse_surfaces(const sc_ctx *c, json_t *render, pw_scene *s)
         if (d->size > 0 && d->shape.kind != PW_SHAPE_HALFSPACE) {
             char sz[SC_PATH];
             sc_join(sz, at, "size");
-            return sc_fail(c, sz, "= %g: only a half-space has a drawn size", d->size);
+            return sc_fail_value(c, sz, d->size, "only a half-space has a drawn size");
         }
         s->n_surfaces = (int)k + 1;
     }

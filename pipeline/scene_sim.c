@@ -67,14 +67,14 @@ static pw_status parse_material(const sc_ctx *c, json_t *obj, const char *path,
     char at[SC_PATH];
     if (m->E_noise > 0 && !(m->noise_scale > 0)) {
         sc_join(at, path, "noise_scale");
-        return sc_fail(c, at, "= %g: must be > 0 when E_noise > 0 (the noise's feature "
-                              "size [m])", m->noise_scale);
+        return sc_fail_value(c, at, m->noise_scale, "must be > 0 when E_noise > 0 (the "
+                             "noise's feature size [m])");
     }
     if (m->xi * (1 - m->Jp_min) > MAX_HARDENING_EXPONENT) {
         sc_join(at, path, "xi");
-        return sc_fail(c, at, "= %g: the hardening factor e^(xi (1 - Jp_min)) = e^%g "
-                              "overflows (keep xi (1 - Jp_min) <= %g)",
-                       m->xi, m->xi * (1 - m->Jp_min), MAX_HARDENING_EXPONENT);
+        return sc_fail_value(c, at, m->xi, "the hardening factor e^(xi (1 - Jp_min)) = e^%g "
+                             "overflows (keep xi (1 - Jp_min) <= %g)",
+                             m->xi * (1 - m->Jp_min), MAX_HARDENING_EXPONENT);
     }
     return PW_OK;
 }
