@@ -201,12 +201,18 @@ static int volumes_pending(const pw_sim *s)
     return 0;
 }
 
-static pw_status substep(pw_sim *s, double dt, pw_error *err)
+pw_status pw_mpm_begin_step(pw_sim *s, pw_error *err)
 {
-    double t_next = s->t + dt;
     pw_status rc = reserve_step(s, err);
     if (rc == PW_OK) rc = pw_mpm_rebuild_grid(s, err); /* sort by block, weights of x^n */
     if (rc == PW_OK) rc = reserve_solve(s, err);
+    return rc;
+}
+
+static pw_status substep(pw_sim *s, double dt, pw_error *err)
+{
+    double t_next = s->t + dt;
+    pw_status rc = pw_mpm_begin_step(s, err);
     if (rc != PW_OK) return rc;
 
     pw_mpm_p2g(s);                                    /* 1. m_i, v_i (normalised)        */

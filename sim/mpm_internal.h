@@ -63,6 +63,11 @@ struct pw_sim {
     double *partial;            /* per-chunk partial sums of dots */
 };
 
+/* ---- mpm.c --------------------------------------------------------------- */
+/* Sizes the step scratch, sorts particles, rebuilds the grid and the weights of x^n:
+ * what every step does before step 1 (tests call it to run single steps). */
+pw_status pw_mpm_begin_step(pw_sim *s, pw_error *err);
+
 /* ---- transfer.c ---------------------------------------------------------- */
 /* Sorts particles by block, rebuilds the grid, fills s->ps. */
 pw_status pw_mpm_rebuild_grid(pw_sim *s, pw_error *err);

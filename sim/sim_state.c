@@ -1,0 +1,154 @@
+/* sim_state.c — the full solver state as a frame cache (pw_cache.h): what pw_sim_save
+ * writes is everything a step reads, so load + advance repeats an uninterrupted run
+ * bit for bit. Particles are stored in the solver's current order (sorted by block),
+ * since the next sort starts from it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpm_internal.h"
+#include "pw_cache.h"
+
+typedef struct {
+    const char *name;
+    pw_scalar_type type;
+    uint32_t components;
+    size_t offset; /* of the array pointer in pw_particles */
+} attr_desc;
+
+#define PT_FIELD(f) offsetof(pw_particles, f)
+static const attr_desc ATTRS[] = {
+    {"x", PW_F64, 3, PT_FIELD(x)},           {"v", PW_F64, 3, PT_FIELD(v)},
+    {"m", PW_F64, 1, PT_FIELD(m)},           {"V0", PW_F64, 1, PT_FIELD(V0)},
+    {"Fe", PW_F64, 9, PT_FIELD(Fe)},         {"Fp", PW_F64, 9, PT_FIELD(Fp)},
+    {"C", PW_F64, 9, PT_FIELD(C)},           {"mu0", PW_F64, 1, PT_FIELD(mu0)},
+    {"lambda0", PW_F64, 1, PT_FIELD(lambda0)}, {"xi", PW_F64, 1, PT_FIELD(xi)},
+    {"theta_c", PW_F64, 1, PT_FIELD(theta_c)}, {"theta_s", PW_F64, 1, PT_FIELD(theta_s)},
+    {"Jp_min", PW_F64, 1, PT_FIELD(Jp_min)}, {"Jp_max", PW_F64, 1, PT_FIELD(Jp_max)},
+    {"id", PW_U32, 1, PT_FIELD(id)},
+};
+#define N_ATTRS ((int)(sizeof ATTRS / sizeof ATTRS[0]))
+
+static void **field_of(pw_particles *pt, const attr_desc *d)
+{
+    return (void **)((char *)pt + d->offset);
+}
+
+pw_status pw_sim_save(const pw_sim *s, const char *path, int64_t frame, uint64_t sim_hash,
+                      pw_error *err)
+{
+    const pw_particles *pt = &s->pt;
+    pw_cache_attr attrs[N_ATTRS + 1];
+    double *Jp = malloc((pt->n ? pt->n : 1) * sizeof *Jp);
+    if (!Jp) return pw_fail(err, PW_ENOMEM, "%s: cannot allocate Jp for %zu particles", path, pt->n);
+    for (size_t p = 0; p < pt->n; p++) Jp[p] = m3_det(pt->Fp[p]);
+    for (int k = 0; k < N_ATTRS; k++) {
+        memset(&attrs[k], 0, sizeof attrs[k]);
+        snprintf(attrs[k].name, sizeof attrs[k].name, "%s", ATTRS[k].name);
+        attrs[k].type = ATTRS[k].type;
+        attrs[k].components = ATTRS[k].components;
+        attrs[k].data = *field_of((pw_particles *)pt, &ATTRS[k]);
+    }
+    memset(&attrs[N_ATTRS], 0, sizeof attrs[N_ATTRS]);
+    snprintf(attrs[N_ATTRS].name, sizeof attrs[N_ATTRS].name, "Jp");
+    attrs[N_ATTRS].type = PW_F64;
+    attrs[N_ATTRS].components = 1;
+    attrs[N_ATTRS].data = Jp;
+
+    pw_cache_frame f;
+    memset(&f, 0, sizeof f);
+    f.count = pt->n;
+    f.time = s->t;
+    f.h = s->p.h;
+    f.frame = frame;
+    f.step = s->steps;
+    f.sim_hash = sim_hash;
+    f.n_attrs = N_ATTRS + 1;
+    f.attrs = attrs;
+    /* counters are below 2^53, so doubles hold them exactly */
+    pw_status rc = pw_cache_global_set(&f, "dt_last", s->dt_last, err);
+    if (rc == PW_OK) rc = pw_cache_global_set(&f, "cr_iterations_last", s->cr_iterations_last, err);
+    if (rc == PW_OK)
+        rc = pw_cache_global_set(&f, "cr_iterations_total", (double)s->cr_iterations_total, err);
+    if (rc == PW_OK) rc = pw_cache_global_set(&f, "cr_solves", (double)s->cr_solves, err);
+    if (rc == PW_OK)
+        rc = pw_cache_global_set(&f, "cr_not_converged", (double)s->cr_not_converged, err);
+    if (rc == PW_OK) rc = pw_cache_write(path, &f, err);
+    free(Jp);
+    return rc;
+}
+
+/* Validates what a step relies on: types, finite in-domain positions, positive mass. */
+static pw_status check_loaded(const pw_sim *s, const char *path, const pw_cache_frame *f,
+                              pw_error *err)
+{
+    if (f->h != s->p.h)
+        return pw_fail(err, PW_EINVAL, "%s: grid spacing %g m differs from the scene's %g m", path,
+                       f->h, s->p.h);
+    if (f->count > UINT32_MAX)
+        return pw_fail(err, PW_EFORMAT, "%s: too many particles (%llu)", path,
+                       (unsigned long long)f->count);
+    for (int k = 0; k < N_ATTRS; k++) {
+        const pw_cache_attr *a = pw_cache_find(f, ATTRS[k].name);
+        if (!a || a->type != ATTRS[k].type || a->components != ATTRS[k].components)
+            return pw_fail(err, PW_EFORMAT, "%s: attribute '%s' missing or of the wrong type", path,
+                           ATTRS[k].name);
+    }
+    const vec3 *x = pw_cache_find(f, "x")->data;
+    const double *m = pw_cache_find(f, "m")->data;
+    for (size_t p = 0; p < f->count; p++) {
+        if (!v3_isfinite(x[p]) || x[p].x < s->p.domain_min.x || x[p].y < s->p.domain_min.y ||
+            x[p].z < s->p.domain_min.z || x[p].x > s->p.domain_max.x ||
+            x[p].y > s->p.domain_max.y || x[p].z > s->p.domain_max.z)
+            return pw_fail(err, PW_EFORMAT, "%s: particle %zu: position outside the domain (%g, %g, %g)",
+                           path, p, x[p].x, x[p].y, x[p].z);
+        if (!(m[p] > 0))
+            return pw_fail(err, PW_EFORMAT, "%s: particle %zu: mass must be > 0 (%g)", path, p, m[p]);
+    }
+    return PW_OK;
+}
+
+/* Grows every particle array to n entries (pw_sim_add_particles' storage). */
+static pw_status resize_particles(pw_sim *s, size_t n, pw_error *err)
+{
+    pw_particles *pt = &s->pt;
+    if (n <= pt->cap) return PW_OK;
+    for (int k = 0; k < N_ATTRS; k++) {
+        void **fld = field_of(pt, &ATTRS[k]);
+        size_t sz = ATTRS[k].components * pw_scalar_size(ATTRS[k].type);
+        void *q = realloc(*fld, (n ? n : 1) * sz);
+        if (!q) return pw_fail(err, PW_ENOMEM, "sim: cannot allocate %zu particles", n);
+        *fld = q;
+    }
+    pt->cap = n;
+    s->cap_step = 0; /* step scratch follows the particle capacity */
+    return PW_OK;
+}
+
+pw_status pw_sim_load(pw_sim *s, const char *path, pw_error *err)
+{
+    pw_cache_frame f;
+    pw_status rc = pw_cache_read(path, NULL, 0, &f, err);
+    if (rc != PW_OK) return rc;
+    rc = check_loaded(s, path, &f, err);
+    if (rc == PW_OK) rc = resize_particles(s, (size_t)f.count, err);
+    if (rc != PW_OK) {
+        pw_cache_frame_free(&f);
+        return rc;
+    }
+    pw_particles *pt = &s->pt;
+    for (int k = 0; k < N_ATTRS; k++) {
+        size_t sz = ATTRS[k].components * pw_scalar_size(ATTRS[k].type);
+        memcpy(*field_of(pt, &ATTRS[k]), pw_cache_find(&f, ATTRS[k].name)->data, f.count * sz);
+    }
+    pt->n = (size_t)f.count;
+    s->t = f.time;
+    s->steps = f.step;
+    s->dt_last = pw_cache_global_get(&f, "dt_last", 0);
+    s->cr_iterations_last = (int)pw_cache_global_get(&f, "cr_iterations_last", 0);
+    s->cr_iterations_total = (uint64_t)pw_cache_global_get(&f, "cr_iterations_total", 0);
+    s->cr_solves = (uint64_t)pw_cache_global_get(&f, "cr_solves", 0);
+    s->cr_not_converged = (uint64_t)pw_cache_global_get(&f, "cr_not_converged", 0);
+    pw_cache_frame_free(&f);
+    return PW_OK;
+}
