@@ -1,3 +1,489 @@
-/* main.c — the powder program (placeholder until the CLI lands). */
+/* main.c — the `powder` program: command-line parsing, messages and exit status.
+ * The only file of Powder that prints errors or decides how the process ends.
+ *
+ * Exit status: 0 success, 1 the work failed, 2 bad usage or bad input. */
 #include <stdio.h>
-int main(void) { fprintf(stderr, "powder: not built yet\n"); return 2; }
+#include <stdlib.h>
+#include <string.h>
+
+#include "frames.h"
+#include "progress.h"
+#include "pw_cache.h"
+#include "pw_error.h"
+#include "pw_file.h"
+#include "scene.h"
+#include "shot.h"
+
+enum { EXIT_WORK = 1, EXIT_USAGE = 2 };
+
+/* ---- options ---------------------------------------------------------------- */
+
+typedef struct {
+    const char *command;
+    const char *positional[4];
+    int n_positional;
+    const char *frames, *look, *output;
+    int threads, quiet, force, resume, png, help;
+    int frame, steps, spp, width_px, height_px;
+    double radius, elevation_deg, exposure;
+} options;
+
+static const char *const usage_text =
+    "usage: powder <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  run [scene.json]      simulate, rasterize and render a shot (no scene: the built-in\n"
+    "                        default shot, a snowball dropped on the ground)\n"
+    "  sim scene.json        simulate only: one cache file per frame\n"
+    "  render scene.json     render existing caches to EXR (--look other.json for new lighting)\n"
+    "  turntable scene.json  orbit the camera around one frame (--frame N --steps K)\n"
+    "  info FILE             print a cache file's header, attributes, sizes and ratio\n"
+    "  png FILE.exr...       write tone-mapped sRGB PNG previews next to EXR files\n"
+    "\n"
+    "common options:\n"
+    "  --frames SPEC   frames to do: 5, 1-48, 1-100x2, or a comma list of those\n"
+    "  --threads N     worker threads (default: all cores)\n"
+    "  --quiet         no progress display\n"
+    "  --help          help for a command\n"
+    "\n"
+    "exit status: 0 success, 1 the work failed, 2 bad usage or bad input\n";
+
+static void command_help(const char *cmd)
+{
+    if (!strcmp(cmd, "run"))
+        printf("usage: powder run [scene.json] [--frames SPEC] [--threads N] [--quiet]\n"
+               "                  [--force] [--png] [--output DIR]\n\n"
+               "Simulates the shot (continuing from the last complete cache), then renders every\n"
+               "frame whose EXR is missing. --force recomputes everything; --png writes PNG\n"
+               "previews beside the EXR frames; --output DIR puts caches and frames under DIR.\n"
+               "Without a scene, runs the built-in default shot.\n");
+    else if (!strcmp(cmd, "sim"))
+        printf("usage: powder sim scene.json [--frames SPEC] [--threads N] [--quiet] [--force]\n"
+               "                 [--resume] [--output DIR]\n\n"
+               "Simulates up to the last requested frame, one cache per frame. A restarted run\n"
+               "continues from the last complete cache of the same simulation setup (--resume is\n"
+               "the default); --force starts from the first frame.\n");
+    else if (!strcmp(cmd, "render"))
+        printf("usage: powder render scene.json [--look other.json] [--frames SPEC] [--threads N]\n"
+               "                    [--quiet] [--resume] [--png] [--output DIR]\n\n"
+               "Renders existing caches to EXR frames. --look takes camera, lights, medium,\n"
+               "surfaces and render settings from another file (a file with only a \"render\"\n"
+               "section is enough); its frames go to a subdirectory named after the look file.\n"
+               "--resume skips frames whose EXR already exists and reads back.\n");
+    else if (!strcmp(cmd, "turntable"))
+        printf("usage: powder turntable scene.json [--frame N] [--steps K] [--radius M]\n"
+               "                       [--elevation DEG] [--spp N] [--resolution WxH]\n"
+               "                       [--output DIR] [--threads N] [--quiet]\n\n"
+               "Orbits the camera around the snow of one cached frame (default: the last) in K\n"
+               "steps (default 36; the last stops one step short of 360 degrees so the loop is\n"
+               "seamless), writing EXR frames and a PNG contact sheet. Preview defaults:\n"
+               "320x180, 16 spp.\n");
+    else if (!strcmp(cmd, "info"))
+        printf("usage: powder info FILE\n\n"
+               "Prints a cache file's header, its attributes with types and sizes, and the\n"
+               "compression ratio. Damaged files are reported with what is wrong.\n");
+    else if (!strcmp(cmd, "png"))
+        printf("usage: powder png FILE.exr... [--exposure EV]\n\n"
+               "Writes FILE.png next to each EXR: exposure scaled by 2^EV, sRGB encoded.\n");
+    else
+        fputs(usage_text, stdout);
+}
+
+static int parse_int_arg(const char *name, const char *v, int lo, int hi, int *out)
+{
+    char *end;
+    long x = strtol(v, &end, 10);
+    if (!*v || *end || x < lo || x > hi) {
+        fprintf(stderr, "powder: %s '%s': expected a whole number in [%d, %d]\n", name, v, lo, hi);
+        return 0;
+    }
+    *out = (int)x;
+    return 1;
+}
+
+static int parse_double_arg(const char *name, const char *v, double lo, double hi, double *out)
+{
+    char *end;
+    double x = strtod(v, &end);
+    if (!*v || *end || !(x >= lo && x <= hi)) {
+        fprintf(stderr, "powder: %s '%s': expected a number in [%g, %g]\n", name, v, lo, hi);
+        return 0;
+    }
+    *out = x;
+    return 1;
+}
+
+/* Returns 1 on success; prints the problem and returns 0 otherwise. */
+static int parse_options(int argc, char **argv, options *o)
+{
+    static const char *const with_value[] = {"--frames", "--threads", "--look", "--output",
+                                             "--frame", "--steps", "--radius", "--elevation",
+                                             "--spp", "--resolution", "--exposure", NULL};
+    for (int a = 2; a < argc; a++) {
+        const char *arg = argv[a];
+        if (arg[0] != '-' || !arg[1]) {
+            if (o->n_positional == 4) {
+                fprintf(stderr, "powder %s: too many arguments ('%s')\n", o->command, arg);
+                return 0;
+            }
+            o->positional[o->n_positional++] = arg;
+            continue;
+        }
+        char name[64];
+        const char *value = NULL, *eq = strchr(arg, '=');
+        snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
+        int needs = 0;
+        for (int k = 0; with_value[k]; k++) needs |= !strcmp(name, with_value[k]);
+        if (needs) {
+            if (eq) value = eq + 1;
+            else if (a + 1 < argc) value = argv[++a];
+            else {
+                fprintf(stderr, "powder %s: %s needs a value\n", o->command, name);
+                return 0;
+            }
+        } else if (eq) {
+            fprintf(stderr, "powder %s: %s takes no value\n", o->command, name);
+            return 0;
+        }
+        if (!strcmp(name, "--help") || !strcmp(name, "-h")) o->help = 1;
+        else if (!strcmp(name, "--quiet") || !strcmp(name, "-q")) o->quiet = 1;
+        else if (!strcmp(name, "--force")) o->force = 1;
+        else if (!strcmp(name, "--resume")) o->resume = 1;
+        else if (!strcmp(name, "--png")) o->png = 1;
+        else if (!strcmp(name, "--frames")) o->frames = value;
+        else if (!strcmp(name, "--look")) o->look = value;
+        else if (!strcmp(name, "--output")) o->output = value;
+        else if (!strcmp(name, "--threads")) {
+            if (!parse_int_arg(name, value, 1, 1024, &o->threads)) return 0;
+        } else if (!strcmp(name, "--frame")) {
+            if (!parse_int_arg(name, value, -1000000, 1000000, &o->frame)) return 0;
+        } else if (!strcmp(name, "--steps")) {
+            if (!parse_int_arg(name, value, 1, 3600, &o->steps)) return 0;
+        } else if (!strcmp(name, "--spp")) {
+            if (!parse_int_arg(name, value, 1, 1 << 20, &o->spp)) return 0;
+        } else if (!strcmp(name, "--radius")) {
+            if (!parse_double_arg(name, value, 1e-6, 1e6, &o->radius)) return 0;
+        } else if (!strcmp(name, "--elevation")) {
+            if (!parse_double_arg(name, value, -89, 89, &o->elevation_deg)) return 0;
+        } else if (!strcmp(name, "--exposure")) {
+            if (!parse_double_arg(name, value, -30, 30, &o->exposure)) return 0;
+        } else if (!strcmp(name, "--resolution")) {
+            int w, h;
+            char extra;
+            if (sscanf(value, "%dx%d%c", &w, &h, &extra) != 2 || w < 1 || h < 1 || w > 16384 ||
+                h > 16384) {
+                fprintf(stderr, "powder %s: --resolution '%s': expected WxH, e.g. 320x180\n",
+                        o->command, value);
+                return 0;
+            }
+            o->width_px = w;
+            o->height_px = h;
+        } else {
+            fprintf(stderr, "powder %s: unknown option '%s' (see powder %s --help)\n", o->command,
+                    arg, o->command);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* ---- helpers ------------------------------------------------------------------ */
+
+static int exit_code_for(pw_status rc)
+{
+    return (rc == PW_EINVAL || rc == PW_EFORMAT) ? EXIT_USAGE : EXIT_WORK;
+}
+
+static int fail(const pw_error *err)
+{
+    fprintf(stderr, "powder: %s\n", err->msg);
+    return exit_code_for(err->code);
+}
+
+/* Loads the scene named on the command line (or the default shot when allowed) and
+ * applies --output. */
+static int load_scene(const options *o, int allow_default, pw_scene *sc)
+{
+    pw_error err = {0};
+    if (o->n_positional == 0) {
+        if (!allow_default) {
+            fprintf(stderr, "powder %s: a scene file is required (see powder %s --help)\n",
+                    o->command, o->command);
+            return EXIT_USAGE;
+        }
+        pw_scene_default(sc);
+    } else if (pw_scene_load(o->positional[0], sc, &err) != PW_OK) {
+        return fail(&err);
+    }
+    if (o->output &&
+        (pw_path_format(sc->cache_pattern, sizeof sc->cache_pattern, &err, "%s/cache/%s.####.pwc",
+                        o->output, sc->name) != PW_OK ||
+         pw_path_format(sc->frame_pattern, sizeof sc->frame_pattern, &err, "%s/%s.####.exr",
+                        o->output, sc->name) != PW_OK))
+        return fail(&err);
+    return 0;
+}
+
+static int frame_list(const options *o, const pw_scene *sc, pw_frame_list *fl)
+{
+    pw_error err = {0};
+    pw_status rc = o->frames ? pw_frames_parse(o->frames, sc->frame_start, sc->frame_end, fl, &err)
+                             : pw_frames_range(sc->frame_start, sc->frame_end, fl, &err);
+    return rc == PW_OK ? 0 : fail(&err);
+}
+
+static void shot_options(const options *o, pw_shot_options *so, pw_progress *progress)
+{
+    memset(so, 0, sizeof *so);
+    so->threads = o->threads;
+    so->force = o->force;
+    so->resume = o->resume;
+    so->png = o->png;
+    so->log = o->quiet ? NULL : stdout;
+    so->progress = progress;
+}
+
+/* ---- commands ----------------------------------------------------------------- */
+
+static int cmd_sim_or_run_with(const options *o, int render_too, pw_scene *sc);
+
+/* A scene is a few megabytes: it lives on the heap, never on the stack. */
+static int cmd_sim_or_run(const options *o, int render_too)
+{
+    pw_scene *sc = calloc(1, sizeof *sc);
+    if (!sc) {
+        fprintf(stderr, "powder: out of memory\n");
+        return EXIT_WORK;
+    }
+    int rc = cmd_sim_or_run_with(o, render_too, sc);
+    free(sc);
+    return rc;
+}
+
+static int cmd_sim_or_run_with(const options *o, int render_too, pw_scene *sc)
+{
+    int rc = load_scene(o, render_too, sc);
+    if (rc) return rc;
+    pw_frame_list fl;
+    if ((rc = frame_list(o, sc, &fl))) return rc;
+    int last = fl.frames[fl.count - 1];
+    if (!o->quiet)
+        printf("powder: shot '%s', frames %d-%d at %g fps, about %zu particles\n", sc->name,
+               sc->frame_start, last, sc->fps, sc->particle_estimate);
+
+    pw_progress progress;
+    double total = (double)(last - sc->frame_start + 1) + (render_too ? fl.count : 0);
+    pw_progress_init(&progress, stderr, o->quiet, total, "frames");
+    pw_shot_options so;
+    shot_options(o, &so, &progress);
+    if (render_too) so.resume = !o->force;
+
+    pw_error err = {0};
+    int n_sim = 0;
+    pw_status st = pw_shot_simulate(sc, last, &so, &n_sim, &err);
+    if (st == PW_OK && render_too) {
+        so.progress_base = (double)(last - sc->frame_start + 1);
+        st = pw_shot_render(sc, &fl, &so, &err);
+    }
+    pw_progress_finish(&progress);
+    pw_frame_list_free(&fl);
+    if (st != PW_OK) return fail(&err);
+    if (!o->quiet) {
+        char path[4096];
+        pw_shot_cache_path(sc, sc->frame_start, path, sizeof path, NULL);
+        printf("powder: caches: %s (pattern %s)\n", path, sc->cache_pattern);
+        if (render_too) printf("powder: frames: %s\n", sc->frame_pattern);
+    }
+    return 0;
+}
+
+static int cmd_render_with(const options *o, pw_scene *sc);
+
+/* A scene is a few megabytes: it lives on the heap, never on the stack. */
+static int cmd_render(const options *o)
+{
+    pw_scene *sc = calloc(1, sizeof *sc);
+    if (!sc) {
+        fprintf(stderr, "powder: out of memory\n");
+        return EXIT_WORK;
+    }
+    int rc = cmd_render_with(o, sc);
+    free(sc);
+    return rc;
+}
+
+static int cmd_render_with(const options *o, pw_scene *sc)
+{
+    int rc = load_scene(o, 0, sc);
+    if (rc) return rc;
+    pw_error err = {0};
+    if (o->look) {
+        if (pw_scene_apply_look(sc, o->look, &err) != PW_OK) return fail(&err);
+        if (!o->output) {
+            /* A look's frames go beside the shot's, in a directory named after the look,
+             * so the final frames are never overwritten by an experiment. */
+            const char *slash = strrchr(sc->frame_pattern, '/');
+            const char *ls = strrchr(o->look, '/');
+            const char *look = ls ? ls + 1 : o->look, *dot = strrchr(look, '.');
+            int look_len = dot ? (int)(dot - look) : (int)strlen(look);
+            char pattern[sizeof sc->frame_pattern];
+            pw_status st = slash ? pw_path_format(pattern, sizeof pattern, &err, "%.*s/%.*s/%s",
+                                                  (int)(slash - sc->frame_pattern),
+                                                  sc->frame_pattern, look_len, look, slash + 1)
+                                 : pw_path_format(pattern, sizeof pattern, &err, "%.*s/%s",
+                                                  look_len, look, sc->frame_pattern);
+            if (st != PW_OK) return fail(&err);
+            memcpy(sc->frame_pattern, pattern, sizeof pattern);
+        }
+    }
+    pw_frame_list fl;
+    if ((rc = frame_list(o, sc, &fl))) return rc;
+    pw_progress progress;
+    pw_progress_init(&progress, stderr, o->quiet, fl.count, "frames");
+    pw_shot_options so;
+    shot_options(o, &so, &progress);
+    pw_status st = pw_shot_render(sc, &fl, &so, &err);
+    pw_progress_finish(&progress);
+    pw_frame_list_free(&fl);
+    if (st != PW_OK) return fail(&err);
+    if (!o->quiet) printf("powder: frames: %s\n", sc->frame_pattern);
+    return 0;
+}
+
+static int cmd_turntable_with(const options *o, pw_scene *sc);
+
+/* A scene is a few megabytes: it lives on the heap, never on the stack. */
+static int cmd_turntable(const options *o)
+{
+    pw_scene *sc = calloc(1, sizeof *sc);
+    if (!sc) {
+        fprintf(stderr, "powder: out of memory\n");
+        return EXIT_WORK;
+    }
+    int rc = cmd_turntable_with(o, sc);
+    free(sc);
+    return rc;
+}
+
+static int cmd_turntable_with(const options *o, pw_scene *sc)
+{
+    int rc = load_scene(o, 0, sc);
+    if (rc) return rc;
+    pw_turntable_options t = {0};
+    t.frame = o->frame ? o->frame : sc->frame_end;
+    t.steps = o->steps ? o->steps : 36;
+    t.radius = o->radius;
+    t.elevation_deg = o->elevation_deg ? o->elevation_deg : 20;
+    t.width_px = o->width_px ? o->width_px : 320;
+    t.height_px = o->height_px ? o->height_px : 180;
+    t.spp = o->spp ? o->spp : 16;
+    if (o->output) snprintf(t.out_dir, sizeof t.out_dir, "%s", o->output);
+    if (t.frame < sc->frame_start || t.frame > sc->frame_end) {
+        fprintf(stderr, "powder turntable: --frame %d outside the shot's %d-%d\n", t.frame,
+                sc->frame_start, sc->frame_end);
+        return EXIT_USAGE;
+    }
+    pw_progress progress;
+    pw_progress_init(&progress, stderr, o->quiet, t.steps, "views");
+    pw_shot_options so;
+    shot_options(o, &so, &progress);
+    pw_error err = {0};
+    pw_status st = pw_shot_turntable(sc, &t, &so, &err);
+    pw_progress_finish(&progress);
+    return st == PW_OK ? 0 : fail(&err);
+}
+
+static const char *type_name(pw_scalar_type t)
+{
+    return t == PW_F32 ? "float32" : t == PW_F64 ? "float64" : t == PW_U32 ? "uint32" : "?";
+}
+
+static void print_cache_info(const char *path, const pw_cache_info *info)
+{
+    printf("%s\n", path);
+    printf("  format      %u.%u\n", info->version_major, info->version_minor);
+    printf("  frame       %lld\n", (long long)info->frame);
+    printf("  time        %.6g s (step %llu)\n", info->time, (unsigned long long)info->step);
+    printf("  particles   %llu\n", (unsigned long long)info->count);
+    printf("  grid h      %.6g m\n", info->h);
+    printf("  sim hash    %016llx\n", (unsigned long long)info->sim_hash);
+    for (int k = 0; k < info->n_globals; k++)
+        printf("  global      %-24s %.17g\n", info->globals[k].name, info->globals[k].value);
+    printf("  %-12s %-8s %5s %14s %14s %7s\n", "attribute", "type", "comp", "raw bytes",
+           "stored bytes", "ratio");
+    uint64_t raw = 0, stored = 0;
+    for (int k = 0; k < info->n_attrs; k++) {
+        const pw_cache_attr_info *a = &info->attrs[k];
+        raw += a->raw_bytes;
+        stored += a->compressed_bytes;
+        printf("  %-12s %-8s %5u %14llu %14llu %7.2f\n", a->name, type_name(a->type),
+               a->components, (unsigned long long)a->raw_bytes,
+               (unsigned long long)a->compressed_bytes,
+               a->compressed_bytes ? (double)a->raw_bytes / (double)a->compressed_bytes : 0.0);
+    }
+    printf("  total: %llu raw bytes in a %llu-byte file, compression ratio %.2f\n",
+           (unsigned long long)raw, (unsigned long long)info->file_size,
+           info->file_size ? (double)raw / (double)info->file_size : 0.0);
+}
+
+static int cmd_info(const options *o)
+{
+    if (o->n_positional != 1) {
+        fprintf(stderr, "powder info: expected one cache file (see powder info --help)\n");
+        return EXIT_USAGE;
+    }
+    pw_error err = {0};
+    pw_cache_info info;
+    if (pw_cache_stat(o->positional[0], &info, &err) != PW_OK) return fail(&err);
+    print_cache_info(o->positional[0], &info);
+    return 0;
+}
+
+static int cmd_png(const options *o)
+{
+    if (o->n_positional < 1) {
+        fprintf(stderr, "powder png: expected EXR files (see powder png --help)\n");
+        return EXIT_USAGE;
+    }
+    for (int k = 0; k < o->n_positional; k++) {
+        pw_error err = {0};
+        char png[4096];
+        if (pw_shot_png_from_exr(o->positional[k], o->exposure, png, sizeof png, &err) != PW_OK)
+            return fail(&err);
+        if (!o->quiet) printf("powder: %s\n", png);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+        !strcmp(argv[1], "help")) {
+        fputs(usage_text, argc < 2 ? stderr : stdout);
+        return argc < 2 ? EXIT_USAGE : 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("powder %s\n", POWDER_VERSION);
+        return 0;
+    }
+    options o = {0};
+    o.command = argv[1];
+    static const char *const commands[] = {"run", "sim", "render", "turntable", "info", "png", NULL};
+    int known = 0;
+    for (int k = 0; commands[k]; k++) known |= !strcmp(o.command, commands[k]);
+    if (!known) {
+        fprintf(stderr, "powder: unknown command '%s'\n\n%s", o.command, usage_text);
+        return EXIT_USAGE;
+    }
+    if (!parse_options(argc, argv, &o)) return EXIT_USAGE;
+    if (o.help) {
+        command_help(o.command);
+        return 0;
+    }
+    if (!strcmp(o.command, "run")) return cmd_sim_or_run(&o, 1);
+    if (!strcmp(o.command, "sim")) return cmd_sim_or_run(&o, 0);
+    if (!strcmp(o.command, "render")) return cmd_render(&o);
+    if (!strcmp(o.command, "turntable")) return cmd_turntable(&o);
+    if (!strcmp(o.command, "info")) return cmd_info(&o);
+    return cmd_png(&o);
+}

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -159,5 +160,16 @@ pw_status pw_read_file(const char *path, size_t max_bytes, char **data, size_t *
     buf[n] = '\0';
     *data = buf;
     *size = n;
+    return PW_OK;
+}
+
+pw_status pw_path_format(char *out, size_t n, pw_error *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int len = vsnprintf(out, n, fmt, ap);
+    va_end(ap);
+    if (len < 0 || (size_t)len >= n)
+        return pw_fail(err, PW_EINVAL, "%.200s...: path longer than %zu bytes", out, n - 1);
     return PW_OK;
 }

@@ -42,6 +42,14 @@ pw_status pw_mkdir_p(const char *dir, pw_error *err);
 /* Creates the parent directories of a file path. */
 pw_status pw_mkdir_parent(const char *path, pw_error *err);
 
+/* printf into a path buffer; a result that does not fit is an error (never a silently
+ * truncated path). */
+pw_status pw_path_format(char *out, size_t n, pw_error *err, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
 /* Reads a whole file into a new buffer (NUL-terminated for convenience); refuses
  * files larger than max_bytes. The caller frees *data. */
 pw_status pw_read_file(const char *path, size_t max_bytes, char **data, size_t *size,

@@ -1,0 +1,464 @@
+/* shot.c — simulate a shot into caches and render caches into frames; see shot.h.
+ * Stage 1 and stages 2-3 meet only through the cache files written here. */
+#include "shot.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "exr.h"
+#include "png.h"
+#include "pw_cache.h"
+#include "pw_file.h"
+#include "pw_render.h"
+#include "pw_sim.h"
+#include "seed.h"
+#include "surfaces.h"
+
+/* ---- paths ---------------------------------------------------------------------- */
+
+pw_status pw_shot_cache_path(const pw_scene *sc, int frame, char *out, size_t n, pw_error *err)
+{
+    return pw_frame_path(sc->cache_pattern, frame, out, n, err);
+}
+
+pw_status pw_shot_frame_path(const pw_scene *sc, int frame, char *out, size_t n, pw_error *err)
+{
+    return pw_frame_path(sc->frame_pattern, frame, out, n, err);
+}
+
+static double frame_time(const pw_scene *sc, int frame) { return pw_scene_frame_time(sc, frame); }
+
+static int file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* 1 when path holds a complete, undamaged cache of this simulation setup. */
+static int cache_is_valid(const pw_scene *sc, const char *path)
+{
+    if (!file_exists(path)) return 0;
+    pw_cache_info info;
+    pw_error ignored;
+    if (pw_cache_stat(path, &info, &ignored) != PW_OK) return 0;
+    return info.sim_hash == sc->sim_hash;
+}
+
+static void log_line(const pw_shot_options *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+
+static void log_line(const pw_shot_options *o, const char *fmt, ...)
+{
+    if (!o->log) return;
+    if (o->progress && o->progress->mode == PW_PROGRESS_BAR) fputs("\r\033[K", stderr);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(o->log, fmt, ap);
+    va_end(ap);
+    fputc('\n', o->log);
+    fflush(o->log);
+}
+
+/* ---- simulation ----------------------------------------------------------------- */
+
+typedef struct {
+    const pw_shot_options *o;
+    double base;  /* progress units before this frame */
+    double t0;    /* frame start time */
+    double dt;    /* frame length */
+    int frame;
+} sim_progress_ctx;
+
+static void sim_progress(void *user, double t_now, double t_end)
+{
+    (void)t_end;
+    sim_progress_ctx *c = user;
+    if (!c->o->progress) return;
+    char label[64];
+    snprintf(label, sizeof label, "sim frame %d", c->frame);
+    double frac = c->dt > 0 ? (t_now - c->t0) / c->dt : 1;
+    pw_progress_update(c->o->progress, c->base + frac, label);
+}
+
+static pw_status seed_scene(pw_sim *sim, const pw_scene *sc, pw_error *err)
+{
+    for (int c = 0; c < sc->n_colliders; c++) {
+        pw_status rc = pw_sim_add_collider(sim, &sc->colliders[c], err);
+        if (rc != PW_OK) return rc;
+    }
+    for (int b = 0; b < sc->n_bodies; b++) {
+        pw_seeded seeded;
+        memset(&seeded, 0, sizeof seeded);
+        pw_status rc = pw_seed_body(&sc->bodies[b], &sc->materials[sc->body_material[b]],
+                                    sc->sim.h, &seeded, err);
+        if (rc == PW_OK) rc = pw_sim_add_particles(sim, &seeded, err);
+        pw_seeded_free(&seeded);
+        if (rc != PW_OK) {
+            pw_error_prefix(err, "%s: sim.bodies[%d]", sc->path, b);
+            return rc;
+        }
+    }
+    return PW_OK;
+}
+
+pw_status pw_shot_simulate(const pw_scene *sc, int last_frame, const pw_shot_options *o,
+                           int *n_done, pw_error *err)
+{
+    *n_done = 0;
+    char path[4096];
+    /* Continue from the newest complete cache of this setup: each holds the full state. */
+    int resume_from = sc->frame_start - 1;
+    if (!o->force) {
+        for (int f = last_frame; f >= sc->frame_start; f--) {
+            pw_status rc = pw_shot_cache_path(sc, f, path, sizeof path, err);
+            if (rc != PW_OK) return rc;
+            if (cache_is_valid(sc, path)) {
+                resume_from = f;
+                break;
+            }
+        }
+    }
+    double units = o->progress_base + (resume_from - sc->frame_start + 1);
+    if (o->progress) pw_progress_update(o->progress, units, "sim");
+    if (resume_from == last_frame) {
+        log_line(o, "sim: frames %d-%d already cached", sc->frame_start, last_frame);
+        return PW_OK;
+    }
+
+    pw_sim_params params = sc->sim;
+    if (o->threads) params.threads = o->threads;
+    pw_sim *sim = pw_sim_create(&params, err);
+    if (!sim) return err ? err->code : PW_ENOMEM;
+    pw_status rc = PW_OK;
+    if (resume_from >= sc->frame_start) {
+        if ((rc = pw_shot_cache_path(sc, resume_from, path, sizeof path, err)) != PW_OK) goto done;
+        for (int c = 0; c < sc->n_colliders && rc == PW_OK; c++)
+            rc = pw_sim_add_collider(sim, &sc->colliders[c], err);
+        if (rc == PW_OK) rc = pw_sim_load(sim, path, err);
+        if (rc != PW_OK) goto done;
+        log_line(o, "sim: resuming after frame %d (%s)", resume_from, path);
+    } else {
+        if ((rc = seed_scene(sim, sc, err)) != PW_OK) goto done;
+        resume_from = sc->frame_start;
+        if ((rc = pw_shot_cache_path(sc, resume_from, path, sizeof path, err)) != PW_OK) goto done;
+        if ((rc = pw_mkdir_parent(path, err)) != PW_OK) goto done;
+        if ((rc = pw_sim_save(sim, path, resume_from, sc->sim_hash, err)) != PW_OK) goto done;
+        pw_sim_stats st;
+        pw_sim_get_stats(sim, &st);
+        log_line(o, "sim: frame %d: %zu particles seeded -> %s", resume_from, st.particles, path);
+        (*n_done)++;
+        units += 1;
+    }
+    for (int f = resume_from + 1; f <= last_frame; f++) {
+        double t_begin = pw_now();
+        pw_sim_stats before, after;
+        pw_sim_get_stats(sim, &before);
+        sim_progress_ctx ctx = {o, units, frame_time(sc, f - 1), 1.0 / sc->fps, f};
+        rc = pw_sim_advance_to(sim, frame_time(sc, f), sim_progress, &ctx, err);
+        if (rc != PW_OK) {
+            pw_error_prefix(err, "%s: frame %d", sc->path, f);
+            goto done;
+        }
+        if ((rc = pw_shot_cache_path(sc, f, path, sizeof path, err)) != PW_OK) goto done;
+        if ((rc = pw_sim_save(sim, path, f, sc->sim_hash, err)) != PW_OK) goto done;
+        pw_sim_get_stats(sim, &after);
+        log_line(o, "sim: frame %d: %llu steps, CR %.1f it/step, max |v| %.2f m/s, %.1f s -> %s", f,
+                 (unsigned long long)(after.steps - before.steps), after.cr_iterations_mean,
+                 after.max_speed, pw_now() - t_begin, path);
+        (*n_done)++;
+        units += 1;
+        if (o->progress) pw_progress_update(o->progress, units, "sim");
+    }
+done:
+    pw_sim_destroy(sim);
+    return rc;
+}
+
+/* ---- rendering ------------------------------------------------------------------ */
+
+/* The surfaces of a frame: the scene's own, plus the colliders drawn where the solver
+ * had them at time t. */
+static pw_surfaces *frame_surfaces(const pw_scene *sc, double t, pw_error *err)
+{
+    pw_surface_desc desc[64];
+    int n = 0;
+    for (int k = 0; k < sc->n_surfaces && n < 64; k++) desc[n++] = sc->surfaces[k];
+    if (sc->draw_colliders)
+        for (int k = 0; k < sc->n_colliders && n < 64; k++) {
+            memset(&desc[n], 0, sizeof desc[n]);
+            desc[n].shape = sc->colliders[k].shape;
+            desc[n].size = 0;
+            desc[n].color = sc->collider_color;
+            n++;
+        }
+    return pw_surfaces_create(desc, n, t, err);
+}
+
+/* Reads a frame's particles and rasterizes them (stage 2). */
+static pw_status load_density(const pw_scene *sc, int frame, pw_density **out, size_t *count,
+                              pw_error *err)
+{
+    *out = NULL;
+    char path[4096];
+    pw_status rc = pw_shot_cache_path(sc, frame, path, sizeof path, err);
+    if (rc != PW_OK) return rc;
+    if (!file_exists(path))
+        return pw_fail(err, PW_EINVAL, "%s: no cache for frame %d (run `powder sim %s` first)",
+                       path, frame, sc->path);
+    static const char *const names[] = {"x", "m"};
+    pw_cache_frame cf;
+    if ((rc = pw_cache_read(path, names, 2, &cf, err)) != PW_OK) return rc;
+    if (cf.sim_hash != sc->sim_hash) {
+        pw_cache_frame_free(&cf);
+        return pw_fail(err, PW_EINVAL,
+                       "%s: written by a different simulation setup than %s (sim hash %016llx, "
+                       "scene %016llx); re-simulate with `powder sim --force`",
+                       path, sc->path, (unsigned long long)cf.sim_hash,
+                       (unsigned long long)sc->sim_hash);
+    }
+    const pw_cache_attr *x = pw_cache_find(&cf, "x"), *m = pw_cache_find(&cf, "m");
+    if (x->type != PW_F64 || x->components != 3 || m->type != PW_F64 || m->components != 1) {
+        pw_cache_frame_free(&cf);
+        return pw_fail(err, PW_EFORMAT, "%s: attributes x/m are not float64 vec3/scalar", path);
+    }
+    *count = (size_t)cf.count;
+    *out = pw_density_rasterize(x->data, m->data, (size_t)cf.count, cf.h,
+                                sc->render.subdiv > 0 ? sc->render.subdiv : 1, err);
+    pw_cache_frame_free(&cf);
+    return *out ? PW_OK : (err ? err->code : PW_ENOMEM);
+}
+
+typedef struct {
+    const pw_shot_options *o;
+    double base;
+    char label[64];
+} render_progress_ctx;
+
+static void render_progress(void *user, double fraction)
+{
+    render_progress_ctx *c = user;
+    if (c->o->progress) pw_progress_update(c->o->progress, c->base + fraction, c->label);
+}
+
+static void exr_options_for(const pw_scene *sc, const pw_camera_desc *cam, int frame, int spp,
+                            double seconds, pw_exr_options *eo)
+{
+    pw_exr_options_default(eo);
+    eo->compression = (pw_exr_compression)sc->exr_compression;
+    eo->float_beauty = sc->exr_float;
+    eo->spp = spp;
+    eo->render_seconds = seconds;
+    eo->frame = frame;
+    eo->scene_name = sc->name;
+    eo->has_camera = pw_camera_matrices(cam, eo->world_to_camera, eo->world_to_ndc, NULL) == PW_OK;
+    eo->fov_deg = cam->fov_deg;
+}
+
+/* Renders one frame of the scene with camera cam into exr_path (+ PNG). */
+/* `given` is an already rasterized density of that frame, or NULL to load it here. */
+static pw_status render_one(const pw_scene *sc, int frame, pw_density *given,
+                            const pw_camera_desc *cam, const pw_render_settings *rs,
+                            const char *exr_path, const pw_shot_options *o, double progress_base,
+                            float **keep_rgba, pw_error *err)
+{
+    double t_begin = pw_now();
+    pw_density *density = given;
+    size_t count = 0;
+    pw_status rc = PW_OK;
+    if (!density && (rc = load_density(sc, frame, &density, &count, err)) != PW_OK) return rc;
+    double t_raster = pw_now() - t_begin;
+    pw_surfaces *surf = frame_surfaces(sc, frame_time(sc, frame), err);
+    pw_renderer *r = surf ? pw_renderer_create(rs, cam, &sc->medium, &sc->lights, surf, err) : NULL;
+    pw_image img;
+    memset(&img, 0, sizeof img);
+    pw_render_stats stats;
+    memset(&stats, 0, sizeof stats);
+    if (!r) {
+        rc = err ? err->code : PW_ENOMEM;
+        goto done;
+    }
+    render_progress_ctx ctx = {o, progress_base, ""};
+    snprintf(ctx.label, sizeof ctx.label, "render frame %d", frame);
+    if ((rc = pw_render_frame(r, density, &img, render_progress, &ctx, &stats, err)) != PW_OK)
+        goto done;
+    pw_exr_options eo;
+    exr_options_for(sc, cam, frame, rs->spp, pw_now() - t_begin, &eo);
+    if ((rc = pw_mkdir_parent(exr_path, err)) != PW_OK) goto done;
+    if ((rc = pw_exr_write(exr_path, &img, &eo, err)) != PW_OK) goto done;
+    char png_note[4200] = "";
+    if (o->png) {
+        char png[4096];
+        snprintf(png, sizeof png, "%s", exr_path);
+        char *dot = strrchr(png, '.');
+        if (dot && strlen(dot) == 4) strcpy(dot, ".png");
+        else strncat(png, ".png", sizeof png - strlen(png) - 1);
+        if ((rc = pw_png_write(png, img.rgba, img.width, img.height, sc->png_exposure, err)) !=
+            PW_OK)
+            goto done;
+        snprintf(png_note, sizeof png_note, " + %s", png);
+    }
+    log_line(o,
+             "render: frame %d: %zu particles, raster %.2f s, %dx%d x %d spp, %.1f s, "
+             "%.3g samples/s, %.1f scatterings/path%s%s -> %s%s",
+             frame, count, t_raster, img.width, img.height, rs->spp, stats.seconds,
+             stats.samples_per_second, stats.mean_scattering_events,
+             stats.paths_cut_by_cap ? ", paths cut by the depth cap: " : "",
+             stats.paths_cut_by_cap ? "yes" : "", exr_path, png_note);
+    if (stats.paths_cut_by_cap)
+        log_line(o, "render: frame %d: %llu of %llu paths reached max_depth %d and were cut",
+                 frame, (unsigned long long)stats.paths_cut_by_cap,
+                 (unsigned long long)stats.paths, rs->max_depth);
+done:
+    if (rc == PW_OK && keep_rgba) { /* hand the beauty pixels to the caller */
+        *keep_rgba = img.rgba;
+        img.rgba = NULL;
+    }
+    pw_image_free(&img);
+    pw_renderer_destroy(r);
+    pw_surfaces_destroy(surf);
+    if (density != given) pw_density_destroy(density);
+    return rc;
+}
+
+/* 1 when path is an EXR that reads back completely. */
+static int exr_is_valid(const char *path)
+{
+    if (!file_exists(path)) return 0;
+    int w, h;
+    float *rgba = NULL;
+    pw_error ignored;
+    pw_status rc = pw_exr_read_rgba(path, &w, &h, &rgba, &ignored);
+    free(rgba);
+    return rc == PW_OK;
+}
+
+pw_status pw_shot_render(const pw_scene *sc, const pw_frame_list *frames,
+                         const pw_shot_options *o, pw_error *err)
+{
+    pw_render_settings rs = sc->render;
+    if (o->threads) rs.threads = o->threads;
+    for (int k = 0; k < frames->count; k++) {
+        int f = frames->frames[k];
+        char exr[4096];
+        pw_status rc = pw_shot_frame_path(sc, f, exr, sizeof exr, err);
+        if (rc != PW_OK) return rc;
+        double base = o->progress_base + k;
+        if (o->resume && !o->force && exr_is_valid(exr)) {
+            log_line(o, "render: frame %d already done (%s)", f, exr);
+            if (o->progress) pw_progress_update(o->progress, base + 1, "render");
+            continue;
+        }
+        rc = render_one(sc, f, NULL, &sc->camera, &rs, exr, o, base, NULL, err);
+        if (rc != PW_OK) {
+            pw_error_prefix(err, "frame %d", f);
+            return rc;
+        }
+    }
+    return PW_OK;
+}
+
+/* ---- turntable ------------------------------------------------------------------ */
+
+pw_status pw_shot_turntable(const pw_scene *sc, const pw_turntable_options *t,
+                            const pw_shot_options *o, pw_error *err)
+{
+    pw_density *density = NULL;
+    size_t count = 0;
+    pw_status rc = load_density(sc, t->frame, &density, &count, err);
+    if (rc != PW_OK) return rc;
+    vec3 lo, hi;
+    if ((rc = pw_density_bounds(density, &lo, &hi)) != PW_OK) {
+        pw_density_destroy(density);
+        return rc;
+    }
+    vec3 center = v3_scale(v3_add(lo, hi), 0.5);
+    double half_diag = 0.5 * v3_length(v3_sub(hi, lo));
+    pw_camera_desc cam = sc->camera;
+    cam.width_px = t->width_px;
+    cam.height_px = t->height_px;
+    /* Fit the bounding sphere in the narrower field of view, with a 15% margin. */
+    double fov_v = cam.fov_deg * M_PI / 180.0;
+    double fov_h = 2 * atan(tan(fov_v / 2) * cam.width_px / cam.height_px);
+    double radius = t->radius > 0 ? t->radius : 1.15 * half_diag / sin(0.5 * fmin(fov_v, fov_h));
+    pw_render_settings rs = sc->render;
+    rs.spp = t->spp;
+    if (o->threads) rs.threads = o->threads;
+
+    char dir[4096];
+    if (t->out_dir[0]) snprintf(dir, sizeof dir, "%s", t->out_dir);
+    else {
+        const char *slash = strrchr(sc->frame_pattern, '/');
+        snprintf(dir, sizeof dir, "%.*s/turntable", slash ? (int)(slash - sc->frame_pattern) : 1,
+                 slash ? sc->frame_pattern : ".");
+    }
+    if ((rc = pw_mkdir_p(dir, err)) != PW_OK) {
+        pw_density_destroy(density);
+        return rc;
+    }
+    int cols = (int)ceil(sqrt((double)t->steps)), rows = (t->steps + cols - 1) / cols;
+    size_t sheet_w = (size_t)cols * cam.width_px, sheet_h = (size_t)rows * cam.height_px;
+    float *sheet = calloc(sheet_w * sheet_h * 4, sizeof *sheet);
+    if (!sheet) {
+        pw_density_destroy(density);
+        return pw_fail(err, PW_ENOMEM, "turntable: contact sheet of %zux%zu px", sheet_w, sheet_h);
+    }
+    double elev = t->elevation_deg * M_PI / 180.0;
+    for (int k = 0; k < t->steps && rc == PW_OK; k++) {
+        /* k / steps of a full turn: the last view is one step short of 360 degrees, so
+         * playing the views in a loop never shows the same angle twice. */
+        double phi = 2 * M_PI * k / t->steps;
+        cam.target = center;
+        cam.eye = v3_add(center, v3(radius * cos(elev) * sin(phi), radius * sin(elev),
+                                    radius * cos(elev) * cos(phi)));
+        cam.up = v3(0, 1, 0);
+        char exr[4096];
+        rc = pw_path_format(exr, sizeof exr, err, "%s/%s.f%04d.t%03d.exr", dir, sc->name,
+                            t->frame, k);
+        if (rc != PW_OK) break;
+        float *rgba = NULL;
+        rc = render_one(sc, t->frame, density, &cam, &rs, exr, o, o->progress_base + k, &rgba,
+                        err);
+        if (rc != PW_OK) break;
+        size_t x0 = (size_t)(k % cols) * cam.width_px, y0 = (size_t)(k / cols) * cam.height_px;
+        for (int y = 0; y < cam.height_px; y++)
+            memcpy(sheet + ((y0 + y) * sheet_w + x0) * 4, rgba + (size_t)y * cam.width_px * 4,
+                   (size_t)cam.width_px * 4 * sizeof *rgba);
+        free(rgba);
+    }
+    if (rc == PW_OK) {
+        char png[4096];
+        rc = pw_path_format(png, sizeof png, err, "%s/%s.f%04d.contact.png", dir, sc->name,
+                            t->frame);
+        if (rc == PW_OK) rc = pw_png_write(png, sheet, (int)sheet_w, (int)sheet_h, sc->png_exposure, err);
+        if (rc == PW_OK)
+            log_line(o, "turntable: %d views of frame %d in %s, contact sheet %s", t->steps,
+                     t->frame, dir, png);
+    }
+    free(sheet);
+    pw_density_destroy(density);
+    return rc;
+}
+
+pw_status pw_shot_png_from_exr(const char *exr_path, double exposure, char *png_path, size_t n,
+                               pw_error *err)
+{
+    int w, h;
+    float *rgba = NULL;
+    pw_status rc = pw_exr_read_rgba(exr_path, &w, &h, &rgba, err);
+    if (rc != PW_OK) return rc;
+    snprintf(png_path, n, "%s", exr_path);
+    char *dot = strrchr(png_path, '.');
+    if (dot && !strchr(dot, '/')) *dot = '\0';
+    strncat(png_path, ".png", n - strlen(png_path) - 1);
+    rc = pw_png_write(png_path, rgba, w, h, exposure, err);
+    free(rgba);
+    return rc;
+}
