@@ -1,0 +1,158 @@
+/* collide.c — level-set collision objects of Stomakhin et al. 2013, section 8. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "collide.h"
+#include "mesh_sdf.h"
+
+typedef struct {
+    pw_collider_desc d;
+    pw_mesh_sdf *sdf; /* owned; NULL for the analytic kinds */
+} collider;
+
+struct pw_colliders {
+    double h; /* [m] simulation grid spacing */
+    int n, cap;
+    collider *c;
+};
+
+/* A mesh collider's grid extends this many simulation cells past the mesh, so particles
+ * approaching it see an accurate distance before they touch it. */
+#define MESH_MARGIN_CELLS 3
+
+/* ---- helpers ----------------------------------------------------------------- */
+
+/* signed distance [m] and world unit normal of one collider at x, time t */
+static double collider_phi(const collider *c, double t, vec3 x, vec3 *n)
+{
+    if (!c->sdf) return pw_shape_sdf(&c->d.shape, t, x, n);
+    mat3 world_from_body;
+    vec3 p = pw_mesh_sdf_body_point(&c->d.shape, t, x, &world_from_body);
+    vec3 g;
+    double phi = pw_mesh_sdf_phi(c->sdf, p, n ? &g : NULL);
+    if (n) *n = m3_mulv(world_from_body, g);
+    return phi;
+}
+
+/* ---- public ------------------------------------------------------------------ */
+
+pw_colliders *pw_colliders_create(double h, pw_error *err)
+{
+    if (!(h > 0) || !isfinite(h)) {
+        pw_fail(err, PW_EINVAL, "colliders: grid spacing must be positive (%g m)", h);
+        return NULL;
+    }
+    pw_colliders *c = calloc(1, sizeof *c);
+    if (!c) {
+        pw_fail(err, PW_ENOMEM, "colliders: out of memory");
+        return NULL;
+    }
+    c->h = h;
+    return c;
+}
+
+void pw_colliders_destroy(pw_colliders *c)
+{
+    if (!c) return;
+    for (int i = 0; i < c->n; i++) pw_mesh_sdf_destroy(c->c[i].sdf);
+    free(c->c);
+    free(c);
+}
+
+pw_status pw_colliders_add(pw_colliders *c, const pw_collider_desc *desc, pw_error *err)
+{
+    int idx = c->n;
+    if (!(desc->friction >= 0) || !isfinite(desc->friction))
+        return pw_fail(err, PW_EINVAL, "collider %d: friction must be >= 0 (%g)", idx,
+                       desc->friction);
+    const pw_shape *s = &desc->shape;
+    switch (s->kind) {
+    case PW_SHAPE_HALFSPACE:
+        if (!(v3_length(s->normal) > 0) || !v3_isfinite(s->normal))
+            return pw_fail(err, PW_EINVAL, "collider %d: half-space normal is zero", idx);
+        break;
+    case PW_SHAPE_SPHERE:
+    case PW_SHAPE_CYLINDER:
+        if (!(s->radius > 0) || (s->kind == PW_SHAPE_CYLINDER && !(s->half_height > 0)))
+            return pw_fail(err, PW_EINVAL, "collider %d: radius/half height must be positive "
+                           "(%g, %g m)", idx, s->radius, s->half_height);
+        break;
+    case PW_SHAPE_BOX:
+        if (!(s->half_extents.x > 0 && s->half_extents.y > 0 && s->half_extents.z > 0))
+            return pw_fail(err, PW_EINVAL, "collider %d: box half extents must be positive "
+                           "(%g, %g, %g m)", idx, s->half_extents.x, s->half_extents.y,
+                           s->half_extents.z);
+        break;
+    case PW_SHAPE_MESH: break;
+    default: return pw_fail(err, PW_EINVAL, "collider %d: unknown shape kind (%d)", idx, s->kind);
+    }
+    if (s->n_keys < 0 || s->n_keys > PW_SHAPE_MAX_KEYS)
+        return pw_fail(err, PW_EINVAL, "collider %d: keyframe count out of range (%d)", idx,
+                       s->n_keys);
+    for (int k = 1; k < s->n_keys; k++)
+        if (!(s->keys[k].t >= s->keys[k - 1].t))
+            return pw_fail(err, PW_EINVAL, "collider %d: keyframe %d time %g s before the "
+                           "previous one", idx, k, s->keys[k].t);
+
+    collider nc = {*desc, NULL};
+    if (s->kind == PW_SHAPE_MESH) {
+        pw_status rc = pw_mesh_sdf_create(s->path, s->scale, 0.5 * c->h, MESH_MARGIN_CELLS * c->h,
+                                          &nc.sdf, err);
+        if (rc != PW_OK) return rc;
+    }
+    if (c->n == c->cap) {
+        int cap = c->cap ? 2 * c->cap : 4;
+        collider *grown = realloc(c->c, (size_t)cap * sizeof *grown);
+        if (!grown) {
+            pw_mesh_sdf_destroy(nc.sdf);
+            return pw_fail(err, PW_ENOMEM, "collider %d: out of memory", idx);
+        }
+        c->c = grown;
+        c->cap = cap;
+    }
+    c->c[c->n++] = nc;
+    return PW_OK;
+}
+
+int pw_colliders_count(const pw_colliders *c) { return c->n; }
+
+double pw_colliders_phi(const pw_colliders *c, double t, vec3 x)
+{
+    double phi = INFINITY;
+    for (int i = 0; i < c->n; i++) phi = fmin(phi, collider_phi(&c->c[i], t, x, NULL));
+    return phi;
+}
+
+/* Returns 1 only when a collider changed the velocity (sticky contact, or an
+ * approaching one): nodes inside a collider whose material already separates keep
+ * their degrees of freedom in the solve, as in section 8 ("no collision is applied"). */
+int pw_colliders_apply(const pw_colliders *c, double t, vec3 x, vec3 *v)
+{
+    int applied = 0;
+    for (int i = 0; i < c->n; i++) {
+        const collider *co = &c->c[i];
+        vec3 n;
+        if (!(collider_phi(co, t, x, &n) <= 0)) continue;
+        vec3 v_co = pw_shape_velocity(&co->d.shape, t, x);
+        int approaching = v3_dot(v3_sub(*v, v_co), n) < 0;
+        if (co->d.sticky || approaching) {
+            *v = pw_collide_velocity(*v, v_co, n, co->d.friction, co->d.sticky);
+            applied = 1;
+        }
+    }
+    return applied;
+}
+
+vec3 pw_collide_velocity(vec3 v, vec3 v_co, vec3 n, double mu, int sticky)
+{
+    if (sticky) return v_co; /* v_rel := 0 unconditionally */
+    vec3 v_rel = v3_sub(v, v_co);
+    double v_n = v3_dot(v_rel, n);
+    if (v_n >= 0) return v; /* separating: no collision */
+    vec3 v_t = v3_madd(v_rel, n, -v_n);
+    double vt_len = v3_length(v_t);
+    if (vt_len <= -mu * v_n) return v_co; /* sticking: v_rel' = 0 */
+    /* dynamic friction: v_rel' = v_t + mu v_n v_t / |v_t| (v_n < 0 shortens v_t) */
+    vec3 v_rel_new = v3_madd(v_t, v_t, mu * v_n / vt_len);
+    return v3_add(v_rel_new, v_co);
+}

@@ -1,0 +1,516 @@
+/* mesh_sdf.c — signed distance grids of closed triangle meshes (mesh_sdf.h).
+ *
+ * Construction, in order:
+ * 1. check the mesh is closed and consistently oriented (every undirected edge used
+ *    by exactly two triangles, once in each direction); flip it if it faces inward;
+ * 2. narrow band: every node within NARROW_BAND_CELLS of a triangle's bounding box
+ *    gets its exact distance to the nearest triangle, signed by the angle-weighted
+ *    pseudo-normal of the nearest feature (Baerentzen & Aanaes 2005), which is exact
+ *    for a closed, consistently oriented mesh;
+ * 3. the other nodes form 6-connected components that cannot touch the surface (any
+ *    grid edge crossing it has an end within dx/2 of it, hence in the band); each
+ *    component takes the sign of the band nodes around it, so cavities and nested
+ *    shells come out right;
+ * 4. their distances come from propagating closest surface points outward from the
+ *    band in raster sweeps (a vector distance transform), so they are distances to
+ *    real surface points, accurate to a fraction of a cell. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mesh_sdf.h"
+
+/* Half-width of the exact band in cells; at least 1 keeps step 3's argument valid. */
+#define NARROW_BAND_CELLS 2
+/* Largest grid we build: 21 bytes per node while building (distance, sign, BFS queue,
+ * closest point), 4 kept; 2^24 nodes is 256^3, ~350 MB at the peak. */
+#define MAX_GRID_NODES ((size_t)1 << 24)
+
+struct pw_mesh_sdf {
+    vec3 origin;     /* [m] body-frame position of node (0, 0, 0) */
+    double dx;       /* [m] node spacing */
+    int n[3];        /* nodes per axis, >= 2 */
+    float *phi;      /* [m] n[0] n[1] n[2] values, x fastest */
+    vec3 lo, hi;     /* [m] scaled mesh bounds */
+    double volume;   /* [m^3] */
+    size_t n_triangles;
+};
+
+typedef struct {
+    uint32_t a, b;  /* vertex indices, a < b */
+    uint32_t slot;  /* 3 * triangle + local edge */
+    int dir;        /* +1 when the triangle runs a -> b */
+} edge_rec;
+
+/* mesh in double precision with the pseudo-normals that sign distances */
+typedef struct {
+    size_t nv, nt;
+    vec3 *v;          /* scaled vertices */
+    uint32_t *t;      /* 3 per triangle, outward (counter-clockwise seen from outside) */
+    vec3 *n_face;     /* unit face normals (zero for degenerate triangles) */
+    vec3 *n_vertex;   /* angle-weighted vertex pseudo-normals */
+    vec3 *n_edge;     /* per slot 3t+e: sum of the two adjacent face normals */
+} tri_mesh;
+
+/* ---- closedness and orientation ------------------------------------------------- */
+
+static int edge_cmp(const void *pa, const void *pb)
+{
+    const edge_rec *x = pa, *y = pb;
+    if (x->a != y->a) return x->a < y->a ? -1 : 1;
+    if (x->b != y->b) return x->b < y->b ? -1 : 1;
+    return x->slot < y->slot ? -1 : (x->slot > y->slot);
+}
+
+/* Pairs every edge with its twin; fills n_edge. Vertex numbers in messages are the
+ * OBJ's (1-based). */
+static pw_status pair_edges(tri_mesh *m, const char *name, pw_error *err)
+{
+    size_t ne = 3 * m->nt;
+    edge_rec *e = malloc(ne * sizeof *e);
+    if (!e) return pw_fail(err, PW_ENOMEM, "%s: out of memory for %zu edges", name, ne);
+    for (size_t t = 0; t < m->nt; t++)
+        for (int k = 0; k < 3; k++) {
+            uint32_t a = m->t[3 * t + k], b = m->t[3 * t + (k + 1) % 3];
+            edge_rec r = {a < b ? a : b, a < b ? b : a, (uint32_t)(3 * t + k), a < b ? 1 : -1};
+            e[3 * t + k] = r;
+        }
+    qsort(e, ne, sizeof *e, edge_cmp);
+    pw_status rc = PW_OK;
+    for (size_t i = 0; i < ne && rc == PW_OK;) {
+        size_t j = i;
+        while (j < ne && e[j].a == e[i].a && e[j].b == e[i].b) j++;
+        if (j - i != 2) {
+            rc = pw_fail(err, PW_EFORMAT,
+                         "%s: mesh is not closed: edge between vertices %u and %u belongs to %zu "
+                         "triangle(s) (must be 2)",
+                         name, e[i].a + 1, e[i].b + 1, j - i);
+        } else if (e[i].dir == e[i + 1].dir) {
+            rc = pw_fail(err, PW_EFORMAT,
+                         "%s: inconsistent orientation: triangles %u and %u run the edge between "
+                         "vertices %u and %u the same way",
+                         name, e[i].slot / 3 + 1, e[i + 1].slot / 3 + 1, e[i].a + 1, e[i].b + 1);
+        } else {
+            vec3 s = v3_add(m->n_face[e[i].slot / 3], m->n_face[e[i + 1].slot / 3]);
+            m->n_edge[e[i].slot] = s;
+            m->n_edge[e[i + 1].slot] = s;
+        }
+        i = j;
+    }
+    free(e);
+    return rc;
+}
+
+static void compute_normals(tri_mesh *m)
+{
+    for (size_t i = 0; i < m->nv; i++) m->n_vertex[i] = v3_zero();
+    for (size_t t = 0; t < m->nt; t++) {
+        const uint32_t *f = &m->t[3 * t];
+        vec3 c = v3_cross(v3_sub(m->v[f[1]], m->v[f[0]]), v3_sub(m->v[f[2]], m->v[f[0]]));
+        double l = v3_length(c);
+        m->n_face[t] = l > 0 ? v3_scale(c, 1.0 / l) : v3_zero();
+        for (int k = 0; k < 3; k++) {
+            vec3 p = m->v[f[k]];
+            vec3 e1 = v3_sub(m->v[f[(k + 1) % 3]], p), e2 = v3_sub(m->v[f[(k + 2) % 3]], p);
+            double angle = atan2(v3_length(v3_cross(e1, e2)), v3_dot(e1, e2));
+            m->n_vertex[f[k]] = v3_madd(m->n_vertex[f[k]], m->n_face[t], angle);
+        }
+    }
+}
+
+/* ---- exact point-triangle distance ------------------------------------------------ */
+
+/* feature codes: 0..2 vertex a, b, c; 3 edge ab, 4 edge bc, 5 edge ca; 6 face */
+static vec3 closest_on_segment(vec3 p, vec3 a, vec3 b, double *d2)
+{
+    vec3 ab = v3_sub(b, a);
+    double l2 = v3_length2(ab), s = l2 > 0 ? v3_dot(v3_sub(p, a), ab) / l2 : 0;
+    s = fmin(fmax(s, 0.0), 1.0);
+    vec3 q = v3_madd(a, ab, s);
+    *d2 = v3_length2(v3_sub(p, q));
+    return q;
+}
+
+/* Closest point to p on triangle abc and its feature (Ericson 2005, 5.1.5, with a
+ * fallback to the edges for degenerate triangles). */
+static vec3 closest_on_triangle(vec3 p, vec3 a, vec3 b, vec3 c, int *feature)
+{
+    vec3 ab = v3_sub(b, a), ac = v3_sub(c, a), ap = v3_sub(p, a);
+    double d1 = v3_dot(ab, ap), d2 = v3_dot(ac, ap);
+    if (d1 <= 0 && d2 <= 0) return *feature = 0, a;
+    vec3 bp = v3_sub(p, b);
+    double d3 = v3_dot(ab, bp), d4 = v3_dot(ac, bp);
+    if (d3 >= 0 && d4 <= d3) return *feature = 1, b;
+    double vc = d1 * d4 - d3 * d2;
+    if (vc <= 0 && d1 >= 0 && d3 <= 0 && d1 - d3 > 0)
+        return *feature = 3, v3_madd(a, ab, d1 / (d1 - d3));
+    vec3 cp = v3_sub(p, c);
+    double d5 = v3_dot(ab, cp), d6 = v3_dot(ac, cp);
+    if (d6 >= 0 && d5 <= d6) return *feature = 2, c;
+    double vb = d5 * d2 - d1 * d6;
+    if (vb <= 0 && d2 >= 0 && d6 <= 0 && d2 - d6 > 0)
+        return *feature = 5, v3_madd(a, ac, d2 / (d2 - d6));
+    double va = d3 * d6 - d5 * d4;
+    if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0 && (d4 - d3) + (d5 - d6) > 0)
+        return *feature = 4, v3_madd(b, v3_sub(c, b), (d4 - d3) / ((d4 - d3) + (d5 - d6)));
+    double denom = va + vb + vc;
+    if (denom > 0) {
+        *feature = 6;
+        return v3_add(a, v3_add(v3_scale(ab, vb / denom), v3_scale(ac, vc / denom)));
+    }
+    /* degenerate (zero-area) triangle: nearest of its three edges */
+    double da, db, dc;
+    vec3 qa = closest_on_segment(p, a, b, &da), qb = closest_on_segment(p, b, c, &db),
+         qc = closest_on_segment(p, c, a, &dc);
+    if (da <= db && da <= dc) return *feature = 3, qa;
+    if (db <= dc) return *feature = 4, qb;
+    return *feature = 5, qc;
+}
+
+static vec3 feature_normal(const tri_mesh *m, size_t t, int feature)
+{
+    switch (feature) {
+    case 0:
+    case 1:
+    case 2: return m->n_vertex[m->t[3 * t + feature]];
+    case 3: return m->n_edge[3 * t + 0];
+    case 4: return m->n_edge[3 * t + 1];
+    case 5: return m->n_edge[3 * t + 2];
+    default: return m->n_face[t];
+    }
+}
+
+/* ---- grid construction ------------------------------------------------------------ */
+
+static size_t node_index(const pw_mesh_sdf *s, int i, int j, int k)
+{
+    return (size_t)i + (size_t)s->n[0] * ((size_t)j + (size_t)s->n[1] * (size_t)k);
+}
+
+/* Step 2: exact distances and pseudo-normal signs near each triangle. */
+static void narrow_band(pw_mesh_sdf *s, const tri_mesh *m, float *dist, int8_t *sgn, float *cp)
+{
+    double band = NARROW_BAND_CELLS * s->dx;
+    for (size_t t = 0; t < m->nt; t++) {
+        vec3 a = m->v[m->t[3 * t]], b = m->v[m->t[3 * t + 1]], c = m->v[m->t[3 * t + 2]];
+        vec3 lo = v3_min(a, v3_min(b, c)), hi = v3_max(a, v3_max(b, c));
+        int i0[3], i1[3];
+        for (int ax = 0; ax < 3; ax++) {
+            double o = v3_get(s->origin, ax);
+            i0[ax] = (int)ceil((v3_get(lo, ax) - band - o) / s->dx);
+            i1[ax] = (int)floor((v3_get(hi, ax) + band - o) / s->dx);
+            i0[ax] = i0[ax] < 0 ? 0 : i0[ax];
+            i1[ax] = i1[ax] > s->n[ax] - 1 ? s->n[ax] - 1 : i1[ax];
+        }
+        for (int k = i0[2]; k <= i1[2]; k++)
+            for (int j = i0[1]; j <= i1[1]; j++)
+                for (int i = i0[0]; i <= i1[0]; i++) {
+                    vec3 p = v3_add(s->origin, v3(i * s->dx, j * s->dx, k * s->dx));
+                    int feature;
+                    vec3 q = closest_on_triangle(p, a, b, c, &feature);
+                    vec3 pq = v3_sub(p, q);
+                    double d = v3_length(pq);
+                    size_t id = node_index(s, i, j, k);
+                    if (d < dist[id]) {
+                        dist[id] = (float)d;
+                        /* the sign is only final within the band (see build_grid) */
+                        sgn[id] = v3_dot(pq, feature_normal(m, t, feature)) < 0 ? -1 : 1;
+                        cp[3 * id] = (float)q.x;
+                        cp[3 * id + 1] = (float)q.y;
+                        cp[3 * id + 2] = (float)q.z;
+                    }
+                }
+    }
+}
+
+/* Step 3: sign of every component of nodes outside the band, by breadth-first search;
+ * `queue` has room for every node. */
+static void sign_components(const pw_mesh_sdf *s, int8_t *sgn, uint32_t *queue)
+{
+    size_t total = (size_t)s->n[0] * s->n[1] * s->n[2];
+    const int off[6][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+    for (size_t seed = 0; seed < total; seed++) {
+        if (sgn[seed] != 0) continue;
+        size_t head = 0, tail = 0;
+        long votes = 0;
+        /* 2 marks "queued, sign pending"; band signs are only -1 and +1 */
+        sgn[seed] = 2;
+        queue[tail++] = (uint32_t)seed;
+        while (head < tail) {
+            size_t id = queue[head++];
+            int i = (int)(id % s->n[0]), j = (int)(id / s->n[0] % s->n[1]),
+                k = (int)(id / ((size_t)s->n[0] * s->n[1]));
+            for (int q = 0; q < 6; q++) {
+                int a = i + off[q][0], b = j + off[q][1], c = k + off[q][2];
+                if (a < 0 || b < 0 || c < 0 || a >= s->n[0] || b >= s->n[1] || c >= s->n[2])
+                    continue;
+                size_t nb = node_index(s, a, b, c);
+                if (sgn[nb] == 0) {
+                    sgn[nb] = 2;
+                    queue[tail++] = (uint32_t)nb;
+                } else if (sgn[nb] == 1 || sgn[nb] == -1) {
+                    votes += sgn[nb];
+                }
+            }
+        }
+        int8_t sign = votes < 0 ? -1 : 1;
+        for (size_t q = 0; q < tail; q++) sgn[queue[q]] = (int8_t)(3 * sign); /* +-3: far */
+    }
+}
+
+/* Step 4: far nodes (|sgn| == 3) by closest-point propagation (Danielsson's vector
+ * distance transform): a node tries the closest surface points of its upwind
+ * neighbours, so every value is a true distance to a surface point, at most a
+ * fraction of dx above the exact one. One pass of the eight raster orders. */
+static void propagate_closest(const pw_mesh_sdf *s, float *dist, const int8_t *sgn, float *cp)
+{
+    const int *n = s->n;
+    const ptrdiff_t stride[3] = {1, n[0], (ptrdiff_t)n[0] * n[1]};
+    for (int dir = 0; dir < 8; dir++) {
+        int step[3] = {dir & 1 ? -1 : 1, dir & 2 ? -1 : 1, dir & 4 ? -1 : 1};
+        for (int kk = 0; kk < n[2]; kk++) {
+            int k = step[2] > 0 ? kk : n[2] - 1 - kk;
+            double pz = s->origin.z + k * s->dx;
+            for (int jj = 0; jj < n[1]; jj++) {
+                int j = step[1] > 0 ? jj : n[1] - 1 - jj;
+                double py = s->origin.y + j * s->dx;
+                for (int ii = 0; ii < n[0]; ii++) {
+                    int i = step[0] > 0 ? ii : n[0] - 1 - ii;
+                    size_t id = node_index(s, i, j, k);
+                    if (sgn[id] != 3 && sgn[id] != -3) continue;
+                    double px = s->origin.x + i * s->dx;
+                    int idx[3] = {i, j, k};
+                    double best = (double)dist[id] * dist[id];
+                    ptrdiff_t from_best = -1;
+                    for (int ax = 0; ax < 3; ax++) {
+                        int from = idx[ax] - step[ax]; /* the upwind neighbour */
+                        if (from < 0 || from >= n[ax]) continue;
+                        ptrdiff_t nb = (ptrdiff_t)id - step[ax] * stride[ax];
+                        const float *q = &cp[3 * nb];
+                        double dx = px - q[0], dy = py - q[1], dz = pz - q[2];
+                        double d2 = dx * dx + dy * dy + dz * dz; /* inf when unset */
+                        if (d2 < best) best = d2, from_best = nb;
+                    }
+                    if (from_best >= 0) {
+                        dist[id] = (float)sqrt(best);
+                        memcpy(&cp[3 * id], &cp[3 * from_best], 3 * sizeof *cp);
+                    }
+                }
+            }
+        }
+    }
+}
+
+static pw_status build_grid(pw_mesh_sdf *s, const tri_mesh *m, const char *name, pw_error *err)
+{
+    size_t total = (size_t)s->n[0] * s->n[1] * s->n[2];
+    float *dist = malloc(total * sizeof *dist);
+    int8_t *sgn = calloc(total, 1);
+    uint32_t *queue = malloc(total * sizeof *queue);
+    float *cp = malloc(3 * total * sizeof *cp);
+    s->phi = dist;
+    if (!dist || !sgn || !queue || !cp) {
+        free(sgn);
+        free(queue);
+        free(cp);
+        return pw_fail(err, PW_ENOMEM, "%s: out of memory for a %dx%dx%d distance grid", name,
+                       s->n[0], s->n[1], s->n[2]);
+    }
+    /* unset closest points are infinitely far, so every distance to them is too */
+    for (size_t id = 0; id < total; id++) {
+        dist[id] = INFINITY;
+        cp[3 * id] = cp[3 * id + 1] = cp[3 * id + 2] = INFINITY;
+    }
+    narrow_band(s, m, dist, sgn, cp);
+    /* a node farther than the band from its nearest triangle may have seen only some
+     * triangles (it sat in their boxes): its distance is an upper bound that the
+     * propagation may improve, and its sign must come from its component */
+    double band = NARROW_BAND_CELLS * s->dx;
+    for (size_t id = 0; id < total; id++)
+        if (dist[id] > band) sgn[id] = 0;
+    sign_components(s, sgn, queue);
+    free(queue);
+    propagate_closest(s, dist, sgn, cp);
+    free(cp);
+    for (size_t id = 0; id < total; id++)
+        if (sgn[id] < 0) dist[id] = -dist[id];
+    free(sgn);
+    return PW_OK;
+}
+
+/* ---- public ------------------------------------------------------------------ */
+
+static void tri_mesh_free(tri_mesh *m)
+{
+    free(m->v);
+    free(m->t);
+    free(m->n_face);
+    free(m->n_vertex);
+    free(m->n_edge);
+}
+
+static pw_status setup_grid(pw_mesh_sdf *s, double dx, double margin, const char *name,
+                            pw_error *err)
+{
+    s->dx = dx;
+    s->origin = v3_sub(s->lo, v3(margin, margin, margin));
+    size_t total = 1;
+    for (int ax = 0; ax < 3; ax++) {
+        double extent = v3_get(s->hi, ax) - v3_get(s->lo, ax) + 2 * margin;
+        double cells = ceil(extent / dx);
+        if (!(cells < 1e7))
+            return pw_fail(err, PW_ENOMEM, "%s: distance grid too large (%.0f cells on an axis)",
+                           name, cells);
+        s->n[ax] = (int)cells + 1;
+        total *= (size_t)s->n[ax];
+    }
+    if (total > MAX_GRID_NODES)
+        return pw_fail(err, PW_ENOMEM, "%s: distance grid of %dx%dx%d nodes exceeds %zu (mesh "
+                       "too large for the grid spacing %g m)",
+                       name, s->n[0], s->n[1], s->n[2], MAX_GRID_NODES, dx);
+    return PW_OK;
+}
+
+pw_status pw_mesh_sdf_build(const pw_mesh *mesh, const char *name, double scale, double dx,
+                            double margin, pw_mesh_sdf **out, pw_error *err)
+{
+    *out = NULL;
+    if (!(scale > 0) || !isfinite(scale))
+        return pw_fail(err, PW_EINVAL, "%s: mesh scale must be positive (%g)", name, scale);
+    if (!(dx > 0) || !isfinite(dx) || !(margin >= 0) || !isfinite(margin))
+        return pw_fail(err, PW_EINVAL, "%s: bad grid spacing %g m or margin %g m", name, dx,
+                       margin);
+    if (mesh->n_triangles == 0 || mesh->n_vertices == 0)
+        return pw_fail(err, PW_EFORMAT, "%s: mesh has no triangles", name);
+    margin = fmax(margin, 2 * dx);
+
+    tri_mesh m = {mesh->n_vertices, mesh->n_triangles, NULL, NULL, NULL, NULL, NULL};
+    m.v = malloc(m.nv * sizeof *m.v);
+    m.t = malloc(3 * m.nt * sizeof *m.t);
+    m.n_face = malloc(m.nt * sizeof *m.n_face);
+    m.n_vertex = malloc(m.nv * sizeof *m.n_vertex);
+    m.n_edge = malloc(3 * m.nt * sizeof *m.n_edge);
+    pw_mesh_sdf *s = calloc(1, sizeof *s);
+    pw_status rc = PW_OK;
+    if (!m.v || !m.t || !m.n_face || !m.n_vertex || !m.n_edge || !s) {
+        rc = pw_fail(err, PW_ENOMEM, "%s: out of memory for %zu triangles", name, m.nt);
+        goto done;
+    }
+    s->n_triangles = m.nt;
+    s->lo = v3(INFINITY, INFINITY, INFINITY);
+    s->hi = v3(-INFINITY, -INFINITY, -INFINITY);
+    for (size_t i = 0; i < m.nv; i++) {
+        const float *f = &mesh->vertices[3 * i];
+        m.v[i] = v3(scale * f[0], scale * f[1], scale * f[2]);
+        s->lo = v3_min(s->lo, m.v[i]);
+        s->hi = v3_max(s->hi, m.v[i]);
+    }
+    memcpy(m.t, mesh->triangles, 3 * m.nt * sizeof *m.t);
+
+    /* enclosed volume by the divergence theorem; a negative one means inward faces */
+    double vol = 0;
+    for (size_t t = 0; t < m.nt; t++) {
+        vec3 a = m.v[m.t[3 * t]], b = m.v[m.t[3 * t + 1]], c = m.v[m.t[3 * t + 2]];
+        vol += v3_dot(a, v3_cross(b, c)) / 6.0;
+    }
+    if (vol < 0)
+        for (size_t t = 0; t < m.nt; t++) {
+            uint32_t tmp = m.t[3 * t + 1];
+            m.t[3 * t + 1] = m.t[3 * t + 2];
+            m.t[3 * t + 2] = tmp;
+        }
+    s->volume = fabs(vol);
+    compute_normals(&m);
+    if ((rc = pair_edges(&m, name, err)) != PW_OK) goto done;
+    if (!(s->volume > 0)) {
+        rc = pw_fail(err, PW_EFORMAT, "%s: closed mesh encloses no volume (%g m^3)", name, vol);
+        goto done;
+    }
+    if ((rc = setup_grid(s, dx, margin, name, err)) != PW_OK) goto done;
+    rc = build_grid(s, &m, name, err);
+done:
+    tri_mesh_free(&m);
+    if (rc != PW_OK) {
+        pw_mesh_sdf_destroy(s);
+        return rc;
+    }
+    *out = s;
+    return PW_OK;
+}
+
+pw_status pw_mesh_sdf_create(const char *path, double scale, double dx, double margin,
+                             pw_mesh_sdf **out, pw_error *err)
+{
+    *out = NULL;
+    pw_mesh mesh = {0};
+    pw_status rc = pw_obj_read(path, &mesh, err);
+    if (rc != PW_OK) return rc;
+    rc = pw_mesh_sdf_build(&mesh, path, scale, dx, margin, out, err);
+    pw_mesh_free(&mesh);
+    return rc;
+}
+
+void pw_mesh_sdf_destroy(pw_mesh_sdf *s)
+{
+    if (!s) return;
+    free(s->phi);
+    free(s);
+}
+
+double pw_mesh_sdf_phi(const pw_mesh_sdf *s, vec3 p, vec3 *grad)
+{
+    double g[3], f[3], outside[3];
+    int c[3];
+    for (int ax = 0; ax < 3; ax++) {
+        double x = (v3_get(p, ax) - v3_get(s->origin, ax)) / s->dx;
+        double xc = fmin(fmax(x, 0.0), (double)(s->n[ax] - 1));
+        outside[ax] = (x - xc) * s->dx;
+        c[ax] = (int)floor(xc);
+        if (c[ax] > s->n[ax] - 2) c[ax] = s->n[ax] - 2;
+        f[ax] = xc - c[ax];
+        g[ax] = 0;
+    }
+    /* trilinear value and its exact gradient */
+    double value = 0;
+    for (int corner = 0; corner < 8; corner++) {
+        int di = corner & 1, dj = (corner >> 1) & 1, dk = (corner >> 2) & 1;
+        double v = s->phi[node_index(s, c[0] + di, c[1] + dj, c[2] + dk)];
+        double wx = di ? f[0] : 1 - f[0], wy = dj ? f[1] : 1 - f[1], wz = dk ? f[2] : 1 - f[2];
+        value += v * wx * wy * wz;
+        g[0] += v * (di ? 1 : -1) * wy * wz;
+        g[1] += v * wx * (dj ? 1 : -1) * wz;
+        g[2] += v * wx * wy * (dk ? 1 : -1);
+    }
+    double out_len = sqrt(outside[0] * outside[0] + outside[1] * outside[1] + outside[2] * outside[2]);
+    if (grad) {
+        vec3 gv = out_len > 0 ? v3(outside[0], outside[1], outside[2]) : v3(g[0], g[1], g[2]);
+        double l = v3_length(gv);
+        *grad = l > 0 ? v3_scale(gv, 1.0 / l) : v3(0, 1, 0);
+    }
+    return value + out_len;
+}
+
+int pw_mesh_sdf_inside(const pw_mesh_sdf *s, vec3 p) { return pw_mesh_sdf_phi(s, p, NULL) < 0; }
+
+void pw_mesh_sdf_bounds(const pw_mesh_sdf *s, vec3 *lo, vec3 *hi)
+{
+    *lo = s->lo;
+    *hi = s->hi;
+}
+
+double pw_mesh_sdf_volume(const pw_mesh_sdf *s) { return s->volume; }
+
+size_t pw_mesh_sdf_triangles(const pw_mesh_sdf *s) { return s->n_triangles; }
+
+vec3 pw_mesh_sdf_body_point(const pw_shape *sh, double t, vec3 x, mat3 *world_from_body)
+{
+    mat3 R, Rs = m3_identity();
+    vec3 T;
+    pw_shape_motion(sh, t, &R, &T);
+    if (v3_length2(sh->rotation_axis) > 0 && sh->rotation_angle != 0)
+        Rs = m3_rotation(sh->rotation_axis, sh->rotation_angle);
+    mat3 W = m3_mul(R, Rs);
+    if (world_from_body) *world_from_body = W;
+    return m3_mulv(m3_transpose(W), v3_sub(x, v3_add(m3_mulv(R, sh->center), T)));
+}
