@@ -32,6 +32,7 @@ typedef struct {
     int fd;                /* file descriptor, or -1 for a memory stream */
     const uint8_t *mem;    /* memory stream data */
     uint64_t mem_size;     /* [bytes] */
+    int os_error;          /* the operating system refused a read or write */
     char last_msg[256];    /* the library's most recent message */
 } exr_stream;
 
@@ -60,6 +61,7 @@ static int64_t stream_read(exr_const_context_t ctxt, void *ud, void *buf, uint64
         ssize_t r = pread(st->fd, (char *)buf + done, sz - done, (off_t)(offset + done));
         if (r < 0 && errno == EINTR) continue;
         if (r < 0) {
+            st->os_error = 1;
             error_cb(ctxt, EXR_ERR_READ_IO, "read failed (%s)", strerror(errno));
             return -1;
         }
@@ -87,6 +89,7 @@ static int64_t stream_write(exr_const_context_t ctxt, void *ud, const void *buf,
         ssize_t r = pwrite(st->fd, (const char *)buf + done, sz - done, (off_t)(offset + done));
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0) {
+            st->os_error = 1;
             error_cb(ctxt, EXR_ERR_WRITE_IO, "write failed (%s)", strerror(errno));
             return -1;
         }
@@ -95,15 +98,13 @@ static int64_t stream_write(exr_const_context_t ctxt, void *ud, const void *buf,
     return (int64_t)done;
 }
 
-static pw_status status_of(exr_result_t rv, pw_status otherwise)
+/* A read past the end is reported by the library as an I/O error, but it means a
+ * truncated file: only a refusal by the operating system is PW_EIO. */
+static pw_status status_of(const exr_stream *st, exr_result_t rv, pw_status otherwise)
 {
-    switch (rv) {
-    case EXR_ERR_OUT_OF_MEMORY: return PW_ENOMEM;
-    case EXR_ERR_FILE_ACCESS:
-    case EXR_ERR_READ_IO:
-    case EXR_ERR_WRITE_IO: return PW_EIO;
-    default: return otherwise;
-    }
+    if (rv == EXR_ERR_OUT_OF_MEMORY) return PW_ENOMEM;
+    if (st->os_error || rv == EXR_ERR_FILE_ACCESS) return PW_EIO;
+    return otherwise;
 }
 
 /* "<name>: <what> (<library message>)" */
@@ -111,7 +112,7 @@ static pw_status exr_fail(pw_error *err, const exr_stream *st, exr_result_t rv,
                           pw_status otherwise, const char *name, const char *what)
 {
     const char *lib = st->last_msg[0] ? st->last_msg : exr_get_default_error_message(rv);
-    return pw_fail(err, status_of(rv, otherwise), "%s: %s (%s)", name, what, lib);
+    return pw_fail(err, status_of(st, rv, otherwise), "%s: %s (%s)", name, what, lib);
 }
 
 /* ---- writing ------------------------------------------------------------------ */
@@ -297,8 +298,15 @@ static exr_result_t decode_chunk(exr_context_t ctx, const exr_chunk_info_t *cinf
                                  size_t *scratch_size, int x0, int y0, int w, int nc,
                                  float *out)
 {
-    exr_result_t rv = *started ? exr_decoding_update(ctx, 0, cinfo, dec)
-                               : exr_decoding_initialize(ctx, 0, cinfo, dec);
+    /* An uncompressed chunk whose stored size differs from what the header implies
+     * is damaged; 3.1.5 would decode it from an uninitialised buffer. */
+    exr_compression_t comp = EXR_COMPRESSION_NONE;
+    exr_result_t rv = exr_get_compression(ctx, 0, &comp);
+    if (rv) return rv;
+    if (comp == EXR_COMPRESSION_NONE && cinfo->packed_size != cinfo->unpacked_size)
+        return EXR_ERR_CORRUPT_CHUNK;
+    rv = *started ? exr_decoding_update(ctx, 0, cinfo, dec)
+                  : exr_decoding_initialize(ctx, 0, cinfo, dec);
     if (rv) return rv;
     *started = 1;
     size_t cw = (size_t)cinfo->width, ch = (size_t)cinfo->height, plane = cw * ch;
