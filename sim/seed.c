@@ -1,0 +1,394 @@
+/* seed.c — filling snow bodies with particles (seed.h).
+ *
+ * Every grid cell (spacing h) overlapping the body's bounding box gets round(ppc)
+ * jittered points whose offsets come from a counter-based hash of (seed, cell, k), so
+ * a particle's position never depends on loop order or thread count. Points inside the
+ * union of `add` and outside the union of `subtract` are kept. Stomakhin et al. 2013,
+ * section 10, vary the parameters per particle: a harder, denser outer shell and
+ * multiplicative noise on E; both are applied here. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "constitutive.h"
+#include "mesh_sdf.h"
+#include "seed.h"
+
+/* A body is refused when its bounding box holds more candidate points than this. */
+#define SEED_MAX_CANDIDATES 2000000000.0
+#define SEED_PI 3.14159265358979323846
+
+typedef struct {
+    const pw_shape *shape;
+    pw_mesh_sdf *sdf; /* owned, meshes only */
+} seed_shape;
+
+/* ---- counter-based random numbers --------------------------------------------- */
+
+static uint64_t mix64(uint64_t x) /* splitmix64 finaliser */
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* A hash of (seed, i, j, k, q), each step mixed so that nearby counters decorrelate. */
+static uint64_t hash5(uint64_t seed, int64_t i, int64_t j, int64_t k, uint64_t q)
+{
+    uint64_t h = mix64(seed + 0x9e3779b97f4a7c15ull);
+    h = mix64(h ^ (uint64_t)i);
+    h = mix64(h ^ ((uint64_t)j + 0x632be59bd9b4e019ull));
+    h = mix64(h ^ ((uint64_t)k + 0x85157af5ull));
+    return mix64(h ^ q);
+}
+
+static double unit_double(uint64_t h) { return (double)(h >> 11) * (1.0 / 9007199254740992.0); }
+
+/* Value noise in [-1, 1] with feature size `scale` [m]: hashed lattice values blended
+ * with smoothstep weights (continuous, so neighbouring particles get similar E). */
+static double value_noise(uint64_t seed, double scale, vec3 x)
+{
+    double g[3] = {x.x / scale, x.y / scale, x.z / scale}, w[3];
+    int64_t c[3];
+    for (int a = 0; a < 3; a++) {
+        double f = floor(g[a]);
+        c[a] = (int64_t)f;
+        double t = g[a] - f;
+        w[a] = t * t * (3 - 2 * t);
+    }
+    double sum = 0;
+    for (int corner = 0; corner < 8; corner++) {
+        int di = corner & 1, dj = (corner >> 1) & 1, dk = (corner >> 2) & 1;
+        double v = 2 * unit_double(hash5(seed ^ 0x6e6f697365ull, c[0] + di, c[1] + dj, c[2] + dk, 0)) - 1;
+        sum += v * (di ? w[0] : 1 - w[0]) * (dj ? w[1] : 1 - w[1]) * (dk ? w[2] : 1 - w[2]);
+    }
+    return sum;
+}
+
+/* ---- shapes -------------------------------------------------------------------- */
+
+static double shape_phi(const seed_shape *s, vec3 x)
+{
+    if (!s->sdf) return pw_shape_sdf(s->shape, 0.0, x, NULL);
+    return pw_mesh_sdf_phi(s->sdf, pw_mesh_sdf_body_point(s->shape, 0.0, x, NULL), NULL);
+}
+
+/* signed distance [m] to the body (union of add minus union of subtract) */
+static double body_phi(const seed_shape *add, int n_add, const seed_shape *sub, int n_sub, vec3 x)
+{
+    double phi = INFINITY;
+    for (int a = 0; a < n_add; a++) phi = fmin(phi, shape_phi(&add[a], x));
+    for (int s = 0; s < n_sub; s++) phi = fmax(phi, -shape_phi(&sub[s], x));
+    return phi;
+}
+
+/* world bounding box of a bounded shape at t = 0 (from its body-frame box corners) */
+static void shape_bounds(const seed_shape *s, vec3 *lo, vec3 *hi)
+{
+    const pw_shape *sh = s->shape;
+    vec3 blo, bhi;
+    switch (sh->kind) {
+    case PW_SHAPE_SPHERE: bhi = v3(sh->radius, sh->radius, sh->radius); break;
+    case PW_SHAPE_BOX: bhi = sh->half_extents; break;
+    case PW_SHAPE_CYLINDER: bhi = v3(sh->radius, sh->half_height, sh->radius); break;
+    default: bhi = v3_zero(); break;
+    }
+    blo = v3_scale(bhi, -1);
+    if (s->sdf) pw_mesh_sdf_bounds(s->sdf, &blo, &bhi);
+    /* world = W body + o, with o the world position of the body origin */
+    mat3 W;
+    vec3 o_body = pw_mesh_sdf_body_point(sh, 0.0, v3_zero(), &W);
+    vec3 o = v3_scale(m3_mulv(W, o_body), -1);
+    *lo = v3(INFINITY, INFINITY, INFINITY);
+    *hi = v3(-INFINITY, -INFINITY, -INFINITY);
+    for (int c = 0; c < 8; c++) {
+        vec3 p = v3(c & 1 ? bhi.x : blo.x, c & 2 ? bhi.y : blo.y, c & 4 ? bhi.z : blo.z);
+        vec3 w = v3_add(m3_mulv(W, p), o);
+        *lo = v3_min(*lo, w);
+        *hi = v3_max(*hi, w);
+    }
+}
+
+static double shape_volume(const pw_shape *s)
+{
+    switch (s->kind) {
+    case PW_SHAPE_SPHERE: return 4.0 / 3.0 * SEED_PI * s->radius * s->radius * s->radius;
+    case PW_SHAPE_BOX: return 8.0 * s->half_extents.x * s->half_extents.y * s->half_extents.z;
+    case PW_SHAPE_CYLINDER: return 2.0 * SEED_PI * s->radius * s->radius * s->half_height;
+    default: return INFINITY;
+    }
+}
+
+/* ---- validation ------------------------------------------------------------------ */
+
+static pw_status check_shape(const pw_shape *s, const char *list, int i, pw_error *err)
+{
+    int bad = 0;
+    switch (s->kind) {
+    case PW_SHAPE_HALFSPACE:
+        if (!strcmp(list, "add"))
+            return pw_fail(err, PW_EINVAL, "snow body: add shape %d is an unbounded half-space "
+                           "(only a subtract shape may be one)", i);
+        bad = !(v3_length(s->normal) > 0);
+        break;
+    case PW_SHAPE_SPHERE: bad = !(s->radius > 0) || !isfinite(s->radius); break;
+    case PW_SHAPE_BOX:
+        bad = !(s->half_extents.x > 0 && s->half_extents.y > 0 && s->half_extents.z > 0) ||
+              !v3_isfinite(s->half_extents);
+        break;
+    case PW_SHAPE_CYLINDER:
+        bad = !(s->radius > 0 && s->half_height > 0) || !isfinite(s->radius * s->half_height);
+        break;
+    case PW_SHAPE_MESH: bad = !(s->scale > 0) || !isfinite(s->scale); break;
+    default: return pw_fail(err, PW_EINVAL, "snow body: %s shape %d has unknown kind (%d)", list, i, s->kind);
+    }
+    if (bad)
+        return pw_fail(err, PW_EINVAL, "snow body: %s shape %d has a zero, negative or non-finite "
+                       "size", list, i);
+    return PW_OK;
+}
+
+static pw_status check_body(const pw_body_desc *b, double h, pw_error *err)
+{
+    if (!(h > 0) || !isfinite(h))
+        return pw_fail(err, PW_EINVAL, "snow body: grid spacing must be positive (%g m)", h);
+    if (b->n_add < 1 || b->n_add > PW_BODY_MAX_SHAPES)
+        return pw_fail(err, PW_EINVAL, "snow body: needs 1 to %d add shapes (%d)",
+                       PW_BODY_MAX_SHAPES, b->n_add);
+    if (b->n_subtract < 0 || b->n_subtract > PW_BODY_MAX_SHAPES)
+        return pw_fail(err, PW_EINVAL, "snow body: at most %d subtract shapes (%d)",
+                       PW_BODY_MAX_SHAPES, b->n_subtract);
+    if (!(b->particles_per_cell >= 1 && b->particles_per_cell <= 64))
+        return pw_fail(err, PW_EINVAL, "snow body: particles per cell must be in [1, 64] (%g)",
+                       b->particles_per_cell);
+    if (!v3_isfinite(b->velocity) || !v3_isfinite(b->angular_velocity))
+        return pw_fail(err, PW_EINVAL, "snow body: non-finite initial velocity");
+    pw_status rc = PW_OK;
+    for (int i = 0; i < b->n_add && rc == PW_OK; i++) rc = check_shape(&b->add[i], "add", i, err);
+    for (int i = 0; i < b->n_subtract && rc == PW_OK; i++)
+        rc = check_shape(&b->subtract[i], "subtract", i, err);
+    return rc;
+}
+
+static pw_status check_material(const pw_material *m, pw_error *err)
+{
+    const char *bad = NULL;
+    double val = 0;
+    if (!(m->E0 > 0)) bad = "E0", val = m->E0;
+    else if (!(m->nu > -1 && m->nu < 0.5)) bad = "nu", val = m->nu;
+    else if (!(m->rho0 > 0)) bad = "rho0", val = m->rho0;
+    else if (!(m->theta_c >= 0 && m->theta_c < 1)) bad = "theta_c", val = m->theta_c;
+    else if (!(m->theta_s >= 0)) bad = "theta_s", val = m->theta_s;
+    else if (!(m->Jp_min > 0 && m->Jp_max >= m->Jp_min)) bad = "Jp_min/Jp_max", val = m->Jp_min;
+    else if (!(m->E_noise >= 0 && m->E_noise < 1)) bad = "E_noise", val = m->E_noise;
+    else if (m->E_noise > 0 && !(m->noise_scale > 0)) bad = "noise_scale", val = m->noise_scale;
+    else if (!(m->shell_depth >= 0)) bad = "shell_depth", val = m->shell_depth;
+    else if (!(m->shell_E_factor > 0)) bad = "shell_E_factor", val = m->shell_E_factor;
+    else if (!(m->shell_rho_factor > 0)) bad = "shell_rho_factor", val = m->shell_rho_factor;
+    if (bad)
+        return pw_fail(err, PW_EINVAL, "material '%s': %s out of range (%g)", m->name, bad, val);
+    return PW_OK;
+}
+
+/* ---- output arrays ------------------------------------------------------------- */
+
+static pw_status seeded_reserve(pw_seeded *s, size_t need, pw_error *err)
+{
+    if (need <= s->capacity) return PW_OK;
+    size_t cap = s->capacity ? s->capacity : 1024;
+    while (cap < need) cap *= 2;
+    void **arrays[] = {(void **)&s->x, (void **)&s->v, (void **)&s->m, (void **)&s->mu0,
+                       (void **)&s->lambda0, (void **)&s->xi, (void **)&s->theta_c,
+                       (void **)&s->theta_s, (void **)&s->Jp_min, (void **)&s->Jp_max};
+    size_t sizes[] = {sizeof(vec3), sizeof(vec3), 8, 8, 8, 8, 8, 8, 8, 8};
+    for (int a = 0; a < 10; a++) {
+        void *p = realloc(*arrays[a], cap * sizes[a]);
+        if (!p) return pw_fail(err, PW_ENOMEM, "seeding: out of memory for %zu particles", cap);
+        *arrays[a] = p;
+    }
+    s->capacity = cap;
+    return PW_OK;
+}
+
+/* ---- public ------------------------------------------------------------------ */
+
+void pw_material_default(pw_material *m)
+{
+    memset(m, 0, sizeof *m);
+    strcpy(m->name, "snow");
+    m->E0 = 1.4e5;
+    m->nu = 0.2;
+    m->xi = 10;
+    m->theta_c = 2.5e-2;
+    m->theta_s = 7.5e-3;
+    m->rho0 = 400;
+    m->Jp_min = 0.6;
+    m->Jp_max = 20;
+    m->E_noise = 0;
+    m->noise_scale = 0.05;
+    m->shell_depth = 0;
+    m->shell_E_factor = 1;
+    m->shell_rho_factor = 1;
+}
+
+pw_status pw_seed_estimate(const pw_body_desc *b, double h, size_t *count, pw_error *err)
+{
+    *count = 0;
+    pw_status rc = check_body(b, h, err);
+    if (rc != PW_OK) return rc;
+    /* sum of the add volumes: an upper bound that ignores overlaps and holes */
+    double volume = 0;
+    for (int i = 0; i < b->n_add; i++) {
+        const pw_shape *s = &b->add[i];
+        if (s->kind != PW_SHAPE_MESH) {
+            volume += shape_volume(s);
+            continue;
+        }
+        pw_mesh mesh = {0};
+        if ((rc = pw_obj_read(s->path, &mesh, err)) != PW_OK) return rc;
+        double v = 0;
+        for (size_t t = 0; t < mesh.n_triangles; t++) {
+            const float *p[3];
+            for (int c = 0; c < 3; c++) p[c] = &mesh.vertices[3 * mesh.triangles[3 * t + c]];
+            vec3 a = v3(p[0][0], p[0][1], p[0][2]), bb = v3(p[1][0], p[1][1], p[1][2]),
+                 c = v3(p[2][0], p[2][1], p[2][2]);
+            v += v3_dot(a, v3_cross(bb, c)) / 6.0;
+        }
+        pw_mesh_free(&mesh);
+        volume += fabs(v) * s->scale * s->scale * s->scale;
+    }
+    double n = round(b->particles_per_cell) * volume / (h * h * h);
+    if (!(n < SEED_MAX_CANDIDATES))
+        return pw_fail(err, PW_ENOMEM, "snow body: about %.3g particles at h = %g m is beyond "
+                       "the limit of %.3g", n, h, SEED_MAX_CANDIDATES);
+    *count = (size_t)llround(n);
+    return PW_OK;
+}
+
+static void free_shapes(seed_shape *s, int n)
+{
+    for (int i = 0; i < n; i++) pw_mesh_sdf_destroy(s[i].sdf);
+}
+
+static pw_status prepare_shapes(const pw_shape *in, int n, double h, seed_shape *out, pw_error *err)
+{
+    for (int i = 0; i < n; i++) {
+        out[i].shape = &in[i];
+        out[i].sdf = NULL;
+        if (in[i].kind != PW_SHAPE_MESH) continue;
+        pw_status rc = pw_mesh_sdf_create(in[i].path, in[i].scale, 0.5 * h, h, &out[i].sdf, err);
+        if (rc != PW_OK) {
+            free_shapes(out, i);
+            return rc;
+        }
+    }
+    return PW_OK;
+}
+
+/* Material of a particle at x, depth [m] below the body surface: shell blend, then noise. */
+static void particle_material(const pw_material *mat, uint64_t seed, vec3 x, double depth,
+                              double *E, double *rho)
+{
+    double shell = 1.0; /* 0 at the surface, 1 at shell_depth and below */
+    if (mat->shell_depth > 0) shell = fmin(fmax(depth / mat->shell_depth, 0.0), 1.0);
+    *E = mat->E0 * (mat->shell_E_factor + (1 - mat->shell_E_factor) * shell);
+    *rho = mat->rho0 * (mat->shell_rho_factor + (1 - mat->shell_rho_factor) * shell);
+    if (mat->E_noise > 0) *E *= 1 + mat->E_noise * value_noise(seed, mat->noise_scale, x);
+}
+
+pw_status pw_seed_body(const pw_body_desc *b, const pw_material *mat, double h, pw_seeded *out,
+                       pw_error *err)
+{
+    pw_status rc = check_body(b, h, err);
+    if (rc == PW_OK) rc = check_material(mat, err);
+    if (rc != PW_OK) return rc;
+    seed_shape add[PW_BODY_MAX_SHAPES], sub[PW_BODY_MAX_SHAPES];
+    if ((rc = prepare_shapes(b->add, b->n_add, h, add, err)) != PW_OK) return rc;
+    if ((rc = prepare_shapes(b->subtract, b->n_subtract, h, sub, err)) != PW_OK) {
+        free_shapes(add, b->n_add);
+        return rc;
+    }
+
+    /* 1. the cells overlapping the union of the add shapes */
+    vec3 lo = v3(INFINITY, INFINITY, INFINITY), hi = v3(-INFINITY, -INFINITY, -INFINITY);
+    for (int i = 0; i < b->n_add; i++) {
+        vec3 l, u;
+        shape_bounds(&add[i], &l, &u);
+        lo = v3_min(lo, l);
+        hi = v3_max(hi, u);
+    }
+    int64_t c0[3], c1[3];
+    double candidates = round(b->particles_per_cell);
+    for (int a = 0; a < 3; a++) {
+        c0[a] = (int64_t)floor(v3_get(lo, a) / h);
+        c1[a] = (int64_t)ceil(v3_get(hi, a) / h); /* exclusive */
+        candidates *= (double)(c1[a] - c0[a]);
+    }
+    if (!(candidates < SEED_MAX_CANDIDATES)) {
+        rc = pw_fail(err, PW_ENOMEM, "snow body: %.3g candidate points at h = %g m is beyond the "
+                     "limit of %.3g", candidates, h, SEED_MAX_CANDIDATES);
+        goto done;
+    }
+
+    /* 2. jittered points, kept inside the body, in cell order */
+    int nppc = (int)round(b->particles_per_cell);
+    size_t first = out->n;
+    for (int64_t k = c0[2]; k < c1[2]; k++)
+        for (int64_t j = c0[1]; j < c1[1]; j++)
+            for (int64_t i = c0[0]; i < c1[0]; i++)
+                for (int q = 0; q < nppc; q++) {
+                    uint64_t r = hash5(b->seed, i, j, k, (uint64_t)q);
+                    vec3 x = v3((i + unit_double(mix64(r ^ 1))) * h, (j + unit_double(mix64(r ^ 2))) * h,
+                                (k + unit_double(mix64(r ^ 3))) * h);
+                    double phi = body_phi(add, b->n_add, sub, b->n_subtract, x);
+                    if (!(phi < 0)) continue;
+                    if ((rc = seeded_reserve(out, out->n + 1, err)) != PW_OK) {
+                        out->n = first;
+                        goto done;
+                    }
+                    /* 3. per-particle material (section 10) */
+                    size_t p = out->n++;
+                    double E, rho;
+                    particle_material(mat, b->seed, x, -phi, &E, &rho);
+                    out->x[p] = x;
+                    out->m[p] = rho * h * h * h / nppc;
+                    pw_lame(E, mat->nu, &out->mu0[p], &out->lambda0[p]);
+                    out->xi[p] = mat->xi;
+                    out->theta_c[p] = mat->theta_c;
+                    out->theta_s[p] = mat->theta_s;
+                    out->Jp_min[p] = mat->Jp_min;
+                    out->Jp_max[p] = mat->Jp_max;
+                }
+
+    /* 4. rigid initial velocity about the body's centre of mass */
+    double M = 0;
+    vec3 mx = v3_zero();
+    for (size_t p = first; p < out->n; p++) {
+        M += out->m[p];
+        mx = v3_madd(mx, out->x[p], out->m[p]);
+    }
+    vec3 centroid = M > 0 ? v3_scale(mx, 1.0 / M) : v3_zero();
+    for (size_t p = first; p < out->n; p++)
+        out->v[p] = v3_add(b->velocity, v3_cross(b->angular_velocity, v3_sub(out->x[p], centroid)));
+done:
+    free_shapes(add, b->n_add);
+    free_shapes(sub, b->n_subtract);
+    return rc;
+}
+
+void pw_seeded_free(pw_seeded *s)
+{
+    if (!s) return;
+    free(s->x);
+    free(s->v);
+    free(s->m);
+    free(s->mu0);
+    free(s->lambda0);
+    free(s->xi);
+    free(s->theta_c);
+    free(s->theta_s);
+    free(s->Jp_min);
+    free(s->Jp_max);
+    memset(s, 0, sizeof *s);
+}
