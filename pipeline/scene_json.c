@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 const sc_range sc_any = {-INFINITY, INFINITY, 1, 1, "value"};
 const sc_range sc_nonneg = {0, INFINITY, 0, 1, "value"};
@@ -387,9 +388,13 @@ pw_status sc_asset_path(const sc_ctx *c, const char *path, const char *rel, char
         n = snprintf(out, cap, "%s%s%s", c->dir, c->dir[nd - 1] == '/' ? "" : "/", rel);
     if (n < 0 || (size_t)n >= cap)
         return sc_fail(c, path, "path too long (%d bytes, at most %zu)", n, cap - 1);
-    /* Checked now, so a typo stops the shot before hours of simulation, not after. */
+    /* Checked now, so a typo stops the shot before hours of simulation, not after.
+     * A device or directory is refused too: readers would block or fail late. */
+    struct stat st;
+    if (stat(out, &st) != 0) return sc_fail(c, path, "cannot open '%s'", out);
+    if (!S_ISREG(st.st_mode)) return sc_fail(c, path, "'%s' is not a regular file", out);
     FILE *f = fopen(out, "rb");
-    if (!f) return sc_fail(c, path, "cannot open '%s'", out);
+    if (!f) return sc_fail(c, path, "cannot open '%s' for reading", out);
     fclose(f);
     return PW_OK;
 }

@@ -201,8 +201,7 @@ static pw_status parse_body(const sc_ctx *c, json_t *obj, const char *path, int 
         sc_join(at, path, "material");
         return sc_fail(c, at, "\"%s\" is not defined in sim.materials", mat);
     }
-    const sc_range ppc = {1, 64, 0, 0, "particles per cell"};
-    long long seed;
+    long long seed, ppc;
     if ((rc = parse_shape_list(c, obj, path, "shapes", 1, b->add, &b->n_add,
                                SC_SHAPE_NO_HALFSPACE | SC_SHAPE_NO_MOTION)) != PW_OK ||
         (rc = parse_shape_list(c, obj, path, "subtract", 0, b->subtract, &b->n_subtract,
@@ -210,11 +209,13 @@ static pw_status parse_body(const sc_ctx *c, json_t *obj, const char *path, int 
         (rc = sc_vec3(c, obj, path, "velocity", 0, v3_zero(), sc_any, &b->velocity)) ||
         (rc = sc_vec3(c, obj, path, "angular_velocity", 0, v3_zero(), sc_any,
                       &b->angular_velocity)) ||
-        (rc = sc_number(c, obj, path, "particles_per_cell", 0, 8, ppc,
-                        &b->particles_per_cell)) ||
+        /* The seeder fills whole particles per cell; 6.5 would silently become 7. */
+        (rc = sc_int(c, obj, path, "particles_per_cell", 0, 8, 1, 64, "particles per cell",
+                     &ppc)) ||
         (rc = sc_int(c, obj, path, "seed", 0, index, 0, INT64_MAX, "the seed", &seed)))
         return rc;
     b->seed = (uint64_t)seed;
+    b->particles_per_cell = (double)ppc;
     for (int k = 0; k < b->n_add; k++) {
         char ak[SC_PATH], list[SC_PATH];
         sc_join(list, path, "shapes");
