@@ -302,23 +302,25 @@ double pw_density_lookup(const pw_density *d, vec3 x)
 void pw_brick_walk_init(pw_brick_walk *w, const pw_density *d, vec3 o, vec3 dir, double tmin,
                         double tmax)
 {
-    memset(w, 0, sizeof *w);
     w->d = d;
     w->o = o;
     w->dir = dir;
+    w->rho = NULL;
     w->done = 1;
     if (!d || d->nbricks == 0 || !(tmax > tmin)) return;
-    double bs = PW_BRICK * d->h;
-    double t0 = tmin, t1 = tmax;
+    const double bs = PW_BRICK * d->h, inv_bs = 1.0 / bs;
+    const double o3[3] = {o.x, o.y, o.z}, d3[3] = {dir.x, dir.y, dir.z};
+    double t0 = tmin, t1 = tmax, inv[3];
     /* clip to the table's box */
     for (int k = 0; k < 3; k++) {
-        double ok = v3_get(o, k), dk = v3_get(dir, k);
         double lo = d->blo[k] * bs, hi = (d->blo[k] + d->bdim[k]) * bs;
-        if (dk == 0) {
-            if (ok < lo || ok > hi) return;
+        if (d3[k] == 0) {
+            if (o3[k] < lo || o3[k] > hi) return;
+            inv[k] = 0;
             continue;
         }
-        double ta = (lo - ok) / dk, tb = (hi - ok) / dk;
+        inv[k] = 1.0 / d3[k];
+        double ta = (lo - o3[k]) * inv[k], tb = (hi - o3[k]) * inv[k];
         if (ta > tb) { double s = ta; ta = tb; tb = s; }
         if (ta > t0) t0 = ta;
         if (tb < t1) t1 = tb;
@@ -326,22 +328,19 @@ void pw_brick_walk_init(pw_brick_walk *w, const pw_density *d, vec3 o, vec3 dir,
     if (!(t0 < t1)) return;
     w->t = t0;
     w->tmax = t1;
-    vec3 p = v3_madd(o, dir, t0);
     for (int k = 0; k < 3; k++) {
-        double dk = v3_get(dir, k);
-        int c = (int)floor(v3_get(p, k) / bs) - d->blo[k];
+        int c = (int)floor((o3[k] + t0 * d3[k]) * inv_bs) - d->blo[k];
         /* the entry point sits on the box face up to rounding */
-        if (c < 0) c = 0;
-        if (c >= d->bdim[k]) c = d->bdim[k] - 1;
+        c = c < 0 ? 0 : (c >= d->bdim[k] ? d->bdim[k] - 1 : c);
         w->cell[k] = c;
-        if (dk > 0) {
+        if (d3[k] > 0) {
             w->step[k] = 1;
-            w->t_next[k] = ((d->blo[k] + c + 1) * bs - v3_get(o, k)) / dk;
-            w->t_delta[k] = bs / dk;
-        } else if (dk < 0) {
+            w->t_next[k] = ((d->blo[k] + c + 1) * bs - o3[k]) * inv[k];
+            w->t_delta[k] = bs * inv[k];
+        } else if (d3[k] < 0) {
             w->step[k] = -1;
-            w->t_next[k] = ((d->blo[k] + c) * bs - v3_get(o, k)) / dk;
-            w->t_delta[k] = -bs / dk;
+            w->t_next[k] = ((d->blo[k] + c) * bs - o3[k]) * inv[k];
+            w->t_delta[k] = -bs * inv[k];
         } else {
             w->step[k] = 0;
             w->t_next[k] = INFINITY;
@@ -358,10 +357,13 @@ int pw_brick_walk_next(pw_brick_walk *w, double *t0, double *t1, double *rho_max
     int k = 0;
     if (w->t_next[1] < w->t_next[k]) k = 1;
     if (w->t_next[2] < w->t_next[k]) k = 2;
-    double t_exit = fmin(w->t_next[k], w->tmax);
+    double t_exit = w->t_next[k] < w->tmax ? w->t_next[k] : w->tmax;
+    size_t c = pw_density_cell(d, w->cell[0], w->cell[1], w->cell[2]);
     *t0 = w->t;
     *t1 = t_exit;
-    *rho_max = d->rho_max[pw_density_cell(d, w->cell[0], w->cell[1], w->cell[2])];
+    *rho_max = d->rho_max[c];
+    w->brick[0] = w->cell[0], w->brick[1] = w->cell[1], w->brick[2] = w->cell[2];
+    w->rho = d->slot[c] >= 0 ? d->rho + (size_t)d->slot[c] * PW_BRICK_SIZE : NULL;
     /* advance */
     w->t = t_exit;
     if (t_exit >= w->tmax) {

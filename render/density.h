@@ -50,6 +50,8 @@ typedef struct {
     vec3 o, dir;
     double t, tmax;       /* current entry parameter and end of the walk [m]         */
     int cell[3];          /* current table cell                                      */
+    int brick[3];         /* table cell of the brick last returned                   */
+    const double *rho;    /* its node values, NULL when empty                        */
     int step[3];
     double t_next[3], t_delta[3];
     int done;
@@ -63,6 +65,32 @@ void pw_brick_walk_init(pw_brick_walk *w, const struct pw_density *d, vec3 o, ve
 /* Next brick crossed: its parameter interval [*t0, *t1] and max density [kg/m^3] (0 for
  * empty bricks). Returns 0 when the walk has left the grid or passed tmax. */
 int pw_brick_walk_next(pw_brick_walk *w, double *t0, double *t1, double *rho_max);
+
+/* Density [kg/m^3] at x inside the brick last returned by pw_brick_walk_next (w->rho
+ * non-NULL). Coordinates are clamped into that brick, so a point that rounding puts
+ * just outside still reads this brick's values and never exceeds its majorant. */
+static inline double pw_brick_walk_lookup(const pw_brick_walk *w, vec3 x)
+{
+    const struct pw_density *d = w->d;
+    double u[3] = {x.x * d->inv_h, x.y * d->inv_h, x.z * d->inv_h}, f[3];
+    int l[3];
+    for (int k = 0; k < 3; k++) {
+        double v = u[k] - (double)((d->blo[k] + w->brick[k]) * PW_BRICK);
+        v = v < 0 ? 0 : (v > PW_BRICK ? PW_BRICK : v);
+        int i = (int)v;
+        if (i > PW_BRICK - 1) i = PW_BRICK - 1;
+        l[k] = i;
+        f[k] = v - i;
+    }
+    const double *r = w->rho + (l[2] * PW_BRICK_NODES + l[1]) * PW_BRICK_NODES + l[0];
+    const int sy = PW_BRICK_NODES, sz = PW_BRICK_NODES * PW_BRICK_NODES;
+    double c00 = r[0] + f[0] * (r[1] - r[0]);
+    double c10 = r[sy] + f[0] * (r[sy + 1] - r[sy]);
+    double c01 = r[sz] + f[0] * (r[sz + 1] - r[sz]);
+    double c11 = r[sz + sy] + f[0] * (r[sz + sy + 1] - r[sz + sy]);
+    double c0 = c00 + f[1] * (c10 - c00), c1 = c01 + f[1] * (c11 - c01);
+    return c0 + f[2] * (c1 - c0);
+}
 
 /* ---- tracking (medium.c) ------------------------------------------------- */
 
