@@ -364,15 +364,17 @@ pw_status sc_direction(const sc_ctx *c, json_t *obj, const char *path, const cha
     vec3 d;
     pw_status rc = sc_vec3(c, obj, path, key, required, def, sc_any, &d);
     if (rc != PW_OK) return rc;
-    double len = v3_length(d);
-    /* Components are finite but their squares may not be; both fail the same way. */
-    if (!(len > 1e-12) || !isfinite(len)) {
+    /* Divide by the largest component first so [1e200, 0, 0] normalises instead of
+     * overflowing in the length. */
+    double m = fmax(fabs(d.x), fmax(fabs(d.y), fabs(d.z)));
+    if (!(m > 0)) {
         char at[SC_PATH];
         sc_join(at, path, key);
         return pw_fail(c->err, PW_EINVAL, "%s: %s = [%g, %g, %g]: a direction must be a "
                        "non-zero vector", c->file, at, d.x, d.y, d.z);
     }
-    *out = v3_scale(d, 1 / len);
+    d = v3_scale(d, 1 / m);
+    *out = v3_scale(d, 1 / v3_length(d));
     return PW_OK;
 }
 

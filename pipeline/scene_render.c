@@ -40,8 +40,10 @@ static pw_status parse_camera(const sc_ctx *c, json_t *render, pw_camera_desc *c
         return rc;
     vec3 view = v3_sub(cam->target, cam->eye);
     double len = v3_length(view);
-    if (!(len > 0) || !isfinite(len))
+    if (!(len > 0))
         return sc_fail(c, at, "eye and target coincide: the view direction is undefined");
+    if (!isfinite(len))
+        return sc_fail(c, at, "eye and target are too far apart (%g m)", len);
     /* A look-at basis needs up off the view axis; sin of the angle below 1e-6 is
      * as good as parallel. */
     if (!(v3_length(v3_cross(v3_scale(view, 1 / len), cam->up)) > 1e-6))

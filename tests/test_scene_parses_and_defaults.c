@@ -424,6 +424,21 @@ static void case_format_examples(pw_scene *s)
     free(doc);
 }
 
+/* 9. directions are normalised without overflow, even from huge components */
+static void case_huge_direction(pw_scene *s)
+{
+    char *base = read_text(DATA "minimal.json");
+    if (!base) return;
+    char *t = replace(base, "\"target\": [0.5, 0.5, 0.5]",
+                      "\"target\": [0.5, 0.5, 0.5], \"up\": [0, 1e300, 1e300]");
+    pw_error err = {0};
+    pw_status rc = pw_scene_parse("huge.json", t, strlen(t), DATA, s, &err);
+    CHECK(rc == PW_OK, "huge up vector: %s", err.msg);
+    NEARV(s->camera.up, 0, sqrt(0.5), sqrt(0.5));
+    free(t);
+    free(base);
+}
+
 int main(void)
 {
     pw_scene *s = malloc(sizeof *s);
@@ -435,6 +450,7 @@ int main(void)
     case_frame_path();
     case_look(s);
     case_format_examples(s);
+    case_huge_direction(s);
     free(s);
     return check_done("scene_parses_and_defaults");
 }

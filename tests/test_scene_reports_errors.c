@@ -151,6 +151,8 @@ static const error_case cases[] = {
                     "\"minimal.json\"}}", {"render.lights", "exclude each other"}},
     {"5.8", CAM, "\"camera\": {\"eye\": [0, 0, 1], \"target\": [0, 0, 1]}",
      {"render.camera: eye and target coincide"}},
+    {"5.16", CAM, "\"camera\": {\"eye\": [1e308, 0, 0], \"target\": [-1e308, 0, 0]}",
+     {"render.camera: eye and target are too far apart"}},
     {"5.9", CAM, "\"camera\": {\"eye\": [0, 3, 0], \"target\": [0, 0, 0]}",
      {"render.camera: up is parallel"}},
     {"5.10", "\"name\": \"minimal\"", "\"name\": \"a/b\"", {"scene.json: name", "only letters"}},
