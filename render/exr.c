@@ -283,8 +283,49 @@ static int component_of(const char *name, int nc)
     return -1;
 }
 
+/* The decoded image. Rows are allocated as chunks arrive (top to bottom), so memory
+ * follows the data actually decoded, not what a damaged header claims. */
+typedef struct {
+    float *px;   /* rows [0, rows) of w * nc floats */
+    size_t rows;
+    int w, h, nc;
+} image_out;
+
+static exr_result_t ensure_rows(image_out *o, size_t rows)
+{
+    if (rows <= o->rows) return EXR_ERR_SUCCESS;
+    size_t grown = o->rows * 2 > rows ? o->rows * 2 : rows;
+    if (grown > (size_t)o->h) grown = (size_t)o->h;
+    size_t row_floats = (size_t)o->w * o->nc;
+    float *p = realloc(o->px, grown * row_floats * sizeof *p);
+    if (!p) return EXR_ERR_OUT_OF_MEMORY;
+    memset(p + o->rows * row_floats, 0, (grown - o->rows) * row_floats * sizeof *p);
+    o->px = p;
+    o->rows = grown;
+    return EXR_ERR_SUCCESS;
+}
+
+/* Largest unpacked / packed ratio a chunk can honestly have: zlib expands at most
+ * 1032:1, RLE 64:1 (two bytes for a run of 128), B44A stores a flat 4x4 block of
+ * 32 bytes in 3; PIZ and DWA have no simple bound and get a generous one. A chunk
+ * beyond it is damaged, and refusing it stops a tiny file from making the library
+ * allocate gigabytes. */
+static uint64_t max_expansion(exr_compression_t c)
+{
+    switch (c) {
+    case EXR_COMPRESSION_NONE: return 1;
+    case EXR_COMPRESSION_RLE: return 64;
+    case EXR_COMPRESSION_ZIPS:
+    case EXR_COMPRESSION_ZIP: return 1032;
+    case EXR_COMPRESSION_PXR24: return 1032 * 2; /* zlib of 24-bit floats */
+    case EXR_COMPRESSION_B44:
+    case EXR_COMPRESSION_B44A: return 11;
+    default: return (uint64_t)1 << 16;
+    }
+}
+
 /* Decodes one chunk (scanline block or tile) whose top-left pixel is (x0, y0) relative
- * to the data window into out (nc floats a pixel, w pixels a row).
+ * to the data window into o.
  *
  * OpenEXRCore 3.1.5 picks specialised unpackers for half -> float when the output
  * looks interleaved (forwards or backwards) or planar with a 4-byte pixel step, and
@@ -295,9 +336,9 @@ static int component_of(const char *name, int nc)
  * general unpacker accepts, and is interleaved here. */
 static exr_result_t decode_chunk(exr_context_t ctx, const exr_chunk_info_t *cinfo,
                                  exr_decode_pipeline_t *dec, int *started, float **scratch,
-                                 size_t *scratch_size, int x0, int y0, int w, int nc,
-                                 float *out)
+                                 size_t *scratch_size, int x0, int y0, image_out *o)
 {
+    int w = o->w, nc = o->nc;
     /* An uncompressed chunk whose stored size differs from what the header implies
      * is damaged; 3.1.5 would decode it from an uninitialised buffer. */
     exr_compression_t comp = EXR_COMPRESSION_NONE;
@@ -305,6 +346,11 @@ static exr_result_t decode_chunk(exr_context_t ctx, const exr_chunk_info_t *cinf
     if (rv) return rv;
     if (comp == EXR_COMPRESSION_NONE && cinfo->packed_size != cinfo->unpacked_size)
         return EXR_ERR_CORRUPT_CHUNK;
+    if (cinfo->unpacked_size / max_expansion(comp) > cinfo->packed_size + 64)
+        return EXR_ERR_CORRUPT_CHUNK;
+    rv = ensure_rows(o, (size_t)y0 + (size_t)cinfo->height);
+    if (rv) return rv;
+    float *out = o->px;
     rv = *started ? exr_decoding_update(ctx, 0, cinfo, dec)
                   : exr_decoding_initialize(ctx, 0, cinfo, dec);
     if (rv) return rv;
@@ -353,9 +399,9 @@ static int chunk_inside(const exr_chunk_info_t *c, int x0, int y0, int w, int h)
 }
 
 static pw_status read_scanlines(exr_context_t ctx, const exr_stream *st, const char *name,
-                                const exr_attr_box2i_t *dw, int w, int h, int nc, float *out,
-                                pw_error *err)
+                                const exr_attr_box2i_t *dw, image_out *o, pw_error *err)
 {
+    int w = o->w, h = o->h;
     int32_t lines = 0;
     exr_result_t rv = exr_get_scanlines_per_chunk(ctx, 0, &lines);
     if (rv || lines <= 0)
@@ -379,8 +425,7 @@ static pw_status read_scanlines(exr_context_t ctx, const exr_stream *st, const c
                          name, cinfo.idx, cinfo.start_y);
             break;
         }
-        rv = decode_chunk(ctx, &cinfo, &dec, &started, &scratch, &scratch_size, 0, y0, w, nc,
-                          out);
+        rv = decode_chunk(ctx, &cinfo, &dec, &started, &scratch, &scratch_size, 0, y0, o);
         if (rv) rc = exr_fail(err, st, rv, PW_EFORMAT, name, "cannot decode scanlines");
     }
     if (started) exr_decoding_destroy(ctx, &dec);
@@ -388,9 +433,10 @@ static pw_status read_scanlines(exr_context_t ctx, const exr_stream *st, const c
     return rc;
 }
 
-static pw_status read_tiles(exr_context_t ctx, const exr_stream *st, const char *name, int w,
-                            int h, int nc, float *out, pw_error *err)
+static pw_status read_tiles(exr_context_t ctx, const exr_stream *st, const char *name,
+                            image_out *o, pw_error *err)
 {
+    int w = o->w, h = o->h;
     int32_t tw = 0, th = 0, lw = 0, lh = 0;
     exr_result_t rv = exr_get_tile_sizes(ctx, 0, 0, 0, &tw, &th);
     if (!rv) rv = exr_get_level_sizes(ctx, 0, 0, 0, &lw, &lh);
@@ -417,8 +463,7 @@ static pw_status read_tiles(exr_context_t ctx, const exr_stream *st, const char 
                              tx, ty);
                 break;
             }
-            rv = decode_chunk(ctx, &cinfo, &dec, &started, &scratch, &scratch_size, x0, y0, w,
-                              nc, out);
+            rv = decode_chunk(ctx, &cinfo, &dec, &started, &scratch, &scratch_size, x0, y0, o);
             if (rv) rc = exr_fail(err, st, rv, PW_EFORMAT, name, "cannot decode tile");
         }
     }
@@ -506,18 +551,16 @@ static pw_status read_stream(exr_stream *st, const char *name, int nc, int *widt
     exr_attr_box2i_t dw;
     exr_storage_t storage;
     int w = 0, h = 0, has_alpha = 0;
-    float *px = NULL;
     pw_status rc = check_part(ctx, st, name, &dw, &w, &h, &storage, &has_alpha, err);
-    if (rc == PW_OK) {
-        px = calloc((size_t)w * h * nc, sizeof *px);
-        if (!px)
-            rc = pw_fail(err, PW_ENOMEM, "%s: out of memory (%d x %d pixels)", name, w, h);
-    }
+    image_out o = {NULL, 0, w, h, nc};
+    if (rc == PW_OK)
+        rc = storage == EXR_STORAGE_TILED ? read_tiles(ctx, st, name, &o, err)
+                                          : read_scanlines(ctx, st, name, &dw, &o, err);
+    if (rc == PW_OK && ensure_rows(&o, (size_t)h) != EXR_ERR_SUCCESS)
+        rc = pw_fail(err, PW_ENOMEM, "%s: out of memory (%d x %d pixels)", name, w, h);
+    float *px = o.px;
     if (rc == PW_OK && nc == 4 && !has_alpha)
         for (size_t i = 0; i < (size_t)w * h; i++) px[4 * i + 3] = 1.0f;
-    if (rc == PW_OK)
-        rc = storage == EXR_STORAGE_TILED ? read_tiles(ctx, st, name, w, h, nc, px, err)
-                                          : read_scanlines(ctx, st, name, &dw, w, h, nc, px, err);
     if (rc == PW_OK) rc = check_finite(name, px, w, h, nc, err);
     exr_finish(&ctx);
     if (rc != PW_OK) {
