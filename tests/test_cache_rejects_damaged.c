@@ -40,7 +40,8 @@ static int refused(const unsigned char *b, size_t n, const char *needle, const c
 
 static size_t meta_len(const unsigned char *b)
 {
-    return get_u32(b + OFF_HEADER_SIZE) + get_u32(b + OFF_N_GLOBALS) * get_u32(b + OFF_GLOBAL_SIZE) +
+    return get_u32(b + OFF_HEADER_SIZE) +
+           get_u32(b + OFF_N_GLOBALS) * get_u32(b + OFF_GLOBAL_SIZE) +
            get_u32(b + OFF_N_ATTRS) * get_u32(b + OFF_ENTRY_SIZE);
 }
 

@@ -178,7 +178,8 @@ int main(void)
         CHECK(pw_cache_read_memory("t.pwc", b1, n1, want, 2, &r, &err) == PW_OK,
               "unknown attributes skipped: %s", err.msg);
         pw_cache_frame_free(&r);
-        CHECK(pw_cache_stat_memory("t.pwc", b1, n1, &info, &err) == PW_OK && info.attrs[0].type == 77,
+        CHECK(pw_cache_stat_memory("t.pwc", b1, n1, &info, &err) == PW_OK &&
+                  info.attrs[0].type == 77,
               "stat lists an unknown type: %s", err.msg);
         CHECK(pw_cache_read_memory("t.pwc", b1, n1, NULL, 0, &r, &err) == PW_EFORMAT &&
                   strstr(err.msg, "t.pwc: attribute 'attr_1_1': unknown type (77)"),

@@ -123,8 +123,9 @@ static pw_status check_frame(const char *path, const pw_cache_frame *f, pw_error
             double x = at->type == PW_F64 ? ((const double *)at->data)[i]
                                           : ((const float *)at->data)[i];
             if (!isfinite(x))
-                return pw_fail(err, PW_ENUMERIC, "%s: attribute '%s': particle %zu: not finite (%g)",
-                               path, at->name, i / at->components, x);
+                return pw_fail(err, PW_ENUMERIC,
+                               "%s: attribute '%s': particle %zu: not finite (%g)", path,
+                               at->name, i / at->components, x);
         }
     }
     return PW_OK;

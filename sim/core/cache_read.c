@@ -32,7 +32,6 @@ typedef struct {
 typedef struct {
     pw_cache_info info;
     uint32_t crc[PW_CACHE_MAX_ATTRS];
-    uint64_t entry_pos[PW_CACHE_MAX_ATTRS]; /* of each table entry, for messages */
     uint64_t data_start;
 } meta;
 
@@ -158,7 +157,6 @@ static pw_status parse_entry(const source *s, const unsigned char *e, uint64_t p
     at->offset = get_u64(e + AOFF_OFFSET);
     at->compressed_bytes = get_u64(e + AOFF_CSIZE);
     at->raw_bytes = get_u64(e + AOFF_RSIZE);
-    m->entry_pos[a] = pos;
     if (at->offset < m->data_start || at->offset > in->file_size ||
         at->compressed_bytes > in->file_size - at->offset)
         return pw_fail(err, PW_EFORMAT,
@@ -168,7 +166,8 @@ static pw_status parse_entry(const source *s, const unsigned char *e, uint64_t p
                        (unsigned long long)m->data_start, (unsigned long long)in->file_size);
     /* written as a division: the product could overflow */
     if (at->compressed_bytes == 0 ||
-        (at->raw_bytes > RATIO_SLACK && (at->raw_bytes - RATIO_SLACK) / MAX_RATIO > at->compressed_bytes))
+        (at->raw_bytes > RATIO_SLACK &&
+         (at->raw_bytes - RATIO_SLACK) / MAX_RATIO > at->compressed_bytes))
         return pw_fail(err, PW_EFORMAT,
                        "%s: attribute '%s': absurd sizes (%llu raw from %llu compressed)",
                        s->name, at->name, (unsigned long long)at->raw_bytes,
@@ -284,8 +283,8 @@ static pw_status check_frame_header(const source *s, const pw_cache_attr_info *a
     size_t fsize = ZSTD_findFrameCompressedSize(c, csize);
     if (ZSTD_isError(fsize) || fsize != csize)
         return pw_fail(err, PW_EFORMAT, "%s: attribute '%s': zstd frame length %s (table: %zu)",
-                       s->name, at->name, ZSTD_isError(fsize) ? ZSTD_getErrorName(fsize) : "differs",
-                       csize);
+                       s->name, at->name,
+                       ZSTD_isError(fsize) ? ZSTD_getErrorName(fsize) : "differs", csize);
     return PW_OK;
 }
 
@@ -372,6 +371,9 @@ static pw_status read_frame(const source *s, const char *const *names, int n_nam
     /* which table entry fills each output slot */
     int n_out = n_names ? n_names : in->n_attrs;
     int pick[PW_CACHE_MAX_ATTRS];
+    /* names are unique and each must be in the table, so more cannot succeed */
+    if (rc == PW_OK && n_out > PW_CACHE_MAX_ATTRS)
+        rc = pw_fail(err, PW_EINVAL, "%s: too many attributes requested (%d)", s->name, n_out);
     for (int k = 0; k < n_out && rc == PW_OK; k++) {
         if (!n_names) {
             pick[k] = k;
@@ -384,8 +386,6 @@ static pw_status read_frame(const source *s, const char *const *names, int n_nam
             rc = pw_fail(err, PW_EFORMAT, "%s: no attribute '%s' (the file has %d)", s->name,
                          names[k], in->n_attrs);
     }
-    if (rc == PW_OK && n_out > PW_CACHE_MAX_ATTRS)
-        rc = pw_fail(err, PW_EINVAL, "%s: too many attributes requested (%d)", s->name, n_out);
     ZSTD_DCtx *dctx = NULL;
     if (rc == PW_OK && n_out > 0) {
         out->attrs = calloc((size_t)n_out, sizeof *out->attrs);

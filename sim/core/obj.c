@@ -159,7 +159,8 @@ static pw_status parse_corner(parser *ps, const char *tok, size_t len, uint32_t 
         part[np++] = start;
     }
     size_t idx;
-    pw_status rc = resolve_index(ps, part[0], plen[0], ps->m->n_vertices, "vertex", "vertices", &idx);
+    pw_status rc =
+        resolve_index(ps, part[0], plen[0], ps->m->n_vertices, "vertex", "vertices", &idx);
     if (rc != PW_OK) return rc;
     *vi = (uint32_t)idx;
     /* "v/" and "v/vt/" are truncated corners; only the middle part may be empty. */

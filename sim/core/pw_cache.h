@@ -9,7 +9,7 @@
  * also carries zstd's own content checksum. Files are written atomically (pw_file.h).
  *
  * Layout, all integers little-endian, floats IEEE-754 binary64/32 little-endian:
- *   header          PW_CACHE_HEADER_SIZE bytes (see cache.c for the field offsets)
+ *   header          96 bytes in format 1.0 (field offsets in cache_internal.h)
  *   globals         n_globals entries of PW_CACHE_GLOBAL_SIZE bytes: name[32], f64
  *   attribute table n_attrs entries of PW_CACHE_ENTRY_SIZE bytes
  *   meta checksum   u32 CRC-32 of every byte before it
