@@ -35,7 +35,12 @@ typedef struct {
 void pw_exr_options_default(pw_exr_options *o);
 
 /* Writes img to path atomically: RGBA (half or float), and when present depth.Z
- * (float) and albedo.R/G/B (half). */
+ * (float) and albedo.R/G/B (half), as one scanline part named "beauty". Metadata:
+ * "powderVersion" (string), "powder:spp" (int), "powder:frame" (int),
+ * "powder:renderSeconds" (double), "powder:scene" (string, when scene_name is set) and,
+ * when has_camera, "worldToCamera" and "worldToNDC" (m44f) and "powder:fovDeg"
+ * (double). opt may be NULL for the defaults. Errors name the file; on failure no file
+ * is left under path or the temporary name. */
 pw_status pw_exr_write(const char *path, const pw_image *img, const pw_exr_options *opt,
                        pw_error *err);
 
