@@ -300,6 +300,9 @@ static pw_status render_one(const pw_scene *sc, int frame, pw_density *given,
         char *dot = strrchr(png, '.');
         if (dot && strlen(dot) == 4) strcpy(dot, ".png");
         else strncat(png, ".png", sizeof png - strlen(png) - 1);
+        /* A preview is viewed, not composited: show the sky seen through the snow as it
+         * is in the beauty, rather than as transparent. */
+        for (size_t k = 0; k < (size_t)img.width * img.height; k++) img.rgba[4 * k + 3] = 1.0f;
         if ((rc = pw_png_write(png, img.rgba, img.width, img.height, sc->png_exposure, err)) !=
             PW_OK)
             goto done;
@@ -428,6 +431,7 @@ pw_status pw_shot_turntable(const pw_scene *sc, const pw_turntable_options *t,
                         err);
         if (rc != PW_OK) break;
         size_t x0 = (size_t)(k % cols) * cam.width_px, y0 = (size_t)(k / cols) * cam.height_px;
+        for (size_t q = 0; q < (size_t)cam.width_px * cam.height_px; q++) rgba[4 * q + 3] = 1.0f;
         for (int y = 0; y < cam.height_px; y++)
             memcpy(sheet + ((y0 + y) * sheet_w + x0) * 4, rgba + (size_t)y * cam.width_px * 4,
                    (size_t)cam.width_px * 4 * sizeof *rgba);
@@ -458,6 +462,7 @@ pw_status pw_shot_png_from_exr(const char *exr_path, double exposure, char *png_
     char *dot = strrchr(png_path, '.');
     if (dot && !strchr(dot, '/')) *dot = '\0';
     strncat(png_path, ".png", n - strlen(png_path) - 1);
+    for (size_t k = 0; k < (size_t)w * h; k++) rgba[4 * k + 3] = 1.0f; /* opaque preview */
     rc = pw_png_write(png_path, rgba, w, h, exposure, err);
     free(rgba);
     return rc;
