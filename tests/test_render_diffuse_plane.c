@@ -6,7 +6,8 @@
  * (sun_irradiance is the irradiance at normal incidence; the cone's finite size changes
  * cos(theta_s) by < 1e-5 at 0.53 deg) and MIS between sky and cosine sampling:
  *   1. image mean within 0.5% and 3 standard errors of L_o per channel;
- *   2. every pixel within 3% (noise per pixel measured ~0.5%);
+ *   2. every pixel within 3% (noise per pixel measured ~0.5%; 8% in the sanitizer run,
+ *      which takes 8x fewer samples, so sqrt(8) more noise);
  *   3. alpha = 1 everywhere (every primary ray hits the plane), no medium;
  *   4. with the sun below the horizon the plane gets only the sky (a L). */
 #include <math.h>
@@ -66,7 +67,8 @@ static void check_plane(vec3 sun_dir, const char *what)
             printf("%s channel %d: mean/L_o %.5f (%.2f se), ", what, c, mean,
                    se > 0 ? fabs(mean - 1) / se : 0.0);
         }
-        CHECK(worst <= 0.03, "%s: a pixel is %.2f%% off", what, 100 * worst);
+        double tol = getenv("POWDER_SANITIZED") ? 0.08 : 0.03;
+        CHECK(worst <= tol, "%s: a pixel is %.2f%% off", what, 100 * worst);
         CHECK(alpha_min == 1.0f, "%s: alpha %g < 1", what, alpha_min);
         printf("worst pixel %.2f%%\n", 100 * worst);
         pw_image_free(&img);

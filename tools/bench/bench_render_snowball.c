@@ -2,7 +2,7 @@
  * (stage 2) and path tracing (stage 3) timed separately.
  *
  *   bench_render_snowball [cache.pwc] [--size WxH] [--spp N] [--subdiv S] [--threads T]
- *                         [--exr out.exr]
+ *                         [--exr out.exr] [--png preview.png]
  *
  * With a cache file the particles are its "x" (F64x3) and "m" (F64) attributes and its
  * grid spacing; without one, 3e5 particles at 8 per cell (h = 0.01 m, rho = 400 kg/m^3)
@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "exr.h"
+#include "png.h"
 #include "pw_cache.h"
 #include "pw_render.h"
 #include "sampling.h"
@@ -55,7 +56,7 @@ static size_t synth_snowball(double h, double **xo, double **mo, vec3 *centre, d
 
 int main(int argc, char **argv)
 {
-    const char *cache = NULL, *exr = NULL;
+    const char *cache = NULL, *exr = NULL, *png = NULL;
     int width = 640, height = 360, spp = 64, subdiv = 1, threads = 0;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--size") && a + 1 < argc) sscanf(argv[++a], "%dx%d", &width, &height);
@@ -63,6 +64,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[a], "--subdiv") && a + 1 < argc) subdiv = atoi(argv[++a]);
         else if (!strcmp(argv[a], "--threads") && a + 1 < argc) threads = atoi(argv[++a]);
         else if (!strcmp(argv[a], "--exr") && a + 1 < argc) exr = argv[++a];
+        else if (!strcmp(argv[a], "--png") && a + 1 < argc) png = argv[++a];
         else if (argv[a][0] != '-') cache = argv[a];
         else {
             fprintf(stderr, "bench_render_snowball: unknown option %s\n", argv[a]);
@@ -156,6 +158,8 @@ int main(int argc, char **argv)
     printf("scattering events    %.2f per path (mean)\n", st.mean_scattering_events);
     printf("paths cut by cap     %llu of %llu\n", (unsigned long long)st.paths_cut_by_cap,
            (unsigned long long)st.paths);
+    if (png && pw_png_write(png, img.rgba, img.width, img.height, 0.0, &err) != PW_OK)
+        fprintf(stderr, "bench_render_snowball: %s\n", err.msg);
     if (exr) {
         pw_exr_options eo;
         pw_exr_options_default(&eo);
