@@ -4,14 +4,15 @@
  * There is no tolerance: every truncation of a valid file must fail (the last chunk is
  * always cut, and the decoders must notice); a flipped bit may leave a readable file
  * (a bit of pixel data, of an attribute we do not use, or of the data window, which
- * can describe a smaller valid image) but then the read must return an image, and otherwise an error naming the file. "Nothing
- * printed" is measured by pointing file descriptor 2 at a scratch file around the calls
- * and requiring it to stay empty. The sanitizer build runs the same cases (fewer flips)
- * and must report nothing.
+ * can describe a smaller valid image) but then the read must return an image, and
+ * otherwise an error naming the file. "Nothing printed" is measured by pointing file
+ * descriptor 2 at a scratch file around the calls and requiring it to stay empty. The
+ * sanitizer build runs the same cases (fewer offsets and flips) and must report nothing.
  *
  * Cases: 1 truncation at every offset (memory reader) and at every 7th (file reader),
- * 2 single-bit flips: every bit of the first 400 bytes, one in every 5 bytes after, 3 not an EXR (empty, text, PNG
- * signature), 4 missing channels, 5 missing file, 6 absurd data windows, 7 NaN pixels. */
+ * 2 single-bit flips: every bit of the first 400 bytes, one in every 5 bytes after,
+ * 3 not an EXR (empty, text, PNG signature), 4 missing channels, 5 missing file,
+ * 6 absurd data windows, 7 NaN pixels. */
 #include <fcntl.h>
 #include <openexr.h>
 #include <stdint.h>
