@@ -377,7 +377,6 @@ static int cmd_turntable_with(const options *o, pw_scene *sc)
     t.width_px = o->width_px ? o->width_px : 320;
     t.height_px = o->height_px ? o->height_px : 180;
     t.spp = o->spp ? o->spp : 16;
-    if (o->output) snprintf(t.out_dir, sizeof t.out_dir, "%s", o->output);
     if (t.frame < sc->frame_start || t.frame > sc->frame_end) {
         fprintf(stderr, "powder turntable: --frame %d outside the shot's %d-%d\n", t.frame,
                 sc->frame_start, sc->frame_end);

@@ -265,13 +265,13 @@ static void exr_options_for(const pw_scene *sc, const pw_camera_desc *cam, int f
 /* Renders one frame of the scene with camera cam into exr_path (+ PNG). */
 /* `given` is an already rasterized density of that frame, or NULL to load it here. */
 static pw_status render_one(const pw_scene *sc, int frame, pw_density *given,
-                            const pw_camera_desc *cam, const pw_render_settings *rs,
+                            size_t given_count, const pw_camera_desc *cam, const pw_render_settings *rs,
                             const char *exr_path, const pw_shot_options *o, double progress_base,
                             float **keep_rgba, pw_error *err)
 {
     double t_begin = pw_now();
     pw_density *density = given;
-    size_t count = 0;
+    size_t count = given_count;
     pw_status rc = PW_OK;
     if (!density && (rc = load_density(sc, frame, &density, &count, err)) != PW_OK) return rc;
     double t_raster = pw_now() - t_begin;
@@ -359,7 +359,7 @@ pw_status pw_shot_render(const pw_scene *sc, const pw_frame_list *frames,
             if (o->progress) pw_progress_update(o->progress, base + 1, "render");
             continue;
         }
-        rc = render_one(sc, f, NULL, &sc->camera, &rs, exr, o, base, NULL, err);
+        rc = render_one(sc, f, NULL, 0, &sc->camera, &rs, exr, o, base, NULL, err);
         if (rc != PW_OK) {
             pw_error_prefix(err, "frame %d", f);
             return rc;
@@ -427,7 +427,7 @@ pw_status pw_shot_turntable(const pw_scene *sc, const pw_turntable_options *t,
                             t->frame, k);
         if (rc != PW_OK) break;
         float *rgba = NULL;
-        rc = render_one(sc, t->frame, density, &cam, &rs, exr, o, o->progress_base + k, &rgba,
+        rc = render_one(sc, t->frame, density, count, &cam, &rs, exr, o, o->progress_base + k, &rgba,
                         err);
         if (rc != PW_OK) break;
         size_t x0 = (size_t)(k % cols) * cam.width_px, y0 = (size_t)(k / cols) * cam.height_px;

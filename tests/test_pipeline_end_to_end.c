@@ -1,0 +1,126 @@
+/* Property: the powder program takes a tiny shot end to end. `powder run` writes a
+ * valid cache and a valid EXR (and PNG) per frame; the snow is brighter than the
+ * background and alpha covers it (alpha > 0.5 on the snow, 0 on empty sky); a
+ * re-render with another look changes pixels but not one byte of the caches; a
+ * turntable writes the requested views and a contact sheet; bad input exits 2 with the
+ * file and place named. Thresholds are loose on purpose (4 spp): a broken stage gives
+ * black, empty or identical images, far from them. */
+#include "check.h"
+#include "exr.h"
+#include "pipeline_fixture.h"
+#include "pw_cache.h"
+
+static double luminance(const float *p) { return 0.2126 * p[0] + 0.7152 * p[1] + 0.0722 * p[2]; }
+
+int main(void)
+{
+    const char *dir = fixture_dir("pipeline_end_to_end");
+    char scene[4096], out[4096], log[4096], path[4096], path2[4096];
+    snprintf(scene, sizeof scene, "%s", fixture_scene(dir, "tiny.json", 2));
+    snprintf(out, sizeof out, "%s/out", dir);
+    snprintf(log, sizeof log, "%s/log.txt", dir);
+
+    /* 1. powder run: caches, EXR and PNG for frames 0..2 */
+    const char *run[] = {"run", scene, "--output", out, "--png", NULL};
+    int rc = powder_run(log, run);
+    CHECK(rc == 0, "powder run exited %d (log %s)", rc, log);
+    for (int f = 0; f <= 2; f++) {
+        pw_error err = {0};
+        pw_cache_info info;
+        snprintf(path, sizeof path, "%s/cache/tiny.%04d.pwc", out, f);
+        CHECK(pw_cache_stat(path, &info, &err) == PW_OK, "cache %d: %s", f, err.msg);
+        CHECK(info.count > 600 && info.count < 1200, "cache %d holds %llu particles", f,
+              (unsigned long long)info.count);
+        snprintf(path, sizeof path, "%s/tiny.%04d.png", out, f);
+        CHECK(file_exists(path), "no PNG %s", path);
+    }
+
+    /* 2. the last frame is non-trivial: snow brighter than sky, alpha covers snow */
+    snprintf(path, sizeof path, "%s/tiny.0002.exr", out);
+    int w = 0, h = 0;
+    float *rgba = NULL;
+    pw_error err = {0};
+    CHECK(pw_exr_read_rgba(path, &w, &h, &rgba, &err) == PW_OK, "%s", err.msg);
+    if (rgba) {
+        CHECK(w == 48 && h == 27, "size %dx%d", w, h);
+        double snow = 0, sky = 0;
+        int n_snow = 0, n_sky = 0;
+        for (int k = 0; k < w * h; k++) {
+            const float *p = rgba + 4 * k;
+            if (p[3] > 0.5f) snow += luminance(p), n_snow++;
+            else if (p[3] == 0.0f) sky += luminance(p), n_sky++;
+        }
+        CHECK(n_snow > 20, "only %d pixels covered by snow", n_snow);
+        CHECK(n_sky > 100, "only %d pixels of open sky", n_sky);
+        if (n_snow && n_sky)
+            CHECK(snow / n_snow > 2 * sky / n_sky, "snow %.4f not brighter than sky %.4f",
+                  snow / n_snow, sky / n_sky);
+        /* the centre pixel looks at the snowball's centre line */
+        CHECK(rgba[4 * ((h / 2) * w + w / 2) + 3] > 0.5f, "alpha at the centre %.3f",
+              rgba[4 * ((h / 2) * w + w / 2) + 3]);
+    }
+
+    /* 3. a look re-renders without touching caches */
+    char look[4096], cache_copy[4096];
+    snprintf(look, sizeof look, "%s/warm.json", dir);
+    fixture_write(look, "{\"render\": {\"camera\": {\"eye\": [0.3, 0.2, 0.5], \"target\": [0, 0.08, 0],"
+                        " \"fov_deg\": 40}, \"resolution\": [48, 27], \"spp\": 4,"
+                        " \"lights\": {\"sun\": {\"direction\": [-0.9, 0.3, 0.2],"
+                        " \"irradiance\": [4, 2.5, 1.2]}}}}");
+    snprintf(path, sizeof path, "%s/cache/tiny.0002.pwc", out);
+    snprintf(cache_copy, sizeof cache_copy, "%s/before.pwc", dir);
+    char cmd[9000];
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", path, cache_copy);
+    CHECK(system(cmd) == 0, "copy");
+    const char *render[] = {"render", scene, "--look", look, "--output", out, "--frames", "2", NULL};
+    rc = powder_run(log, render);
+    CHECK(rc == 0, "powder render --look exited %d", rc);
+    CHECK(same_bytes(path, cache_copy), "re-render changed the cache");
+    snprintf(path2, sizeof path2, "%s/tiny.0002.exr", out);
+    float *rgba_look = NULL;
+    int w2, h2;
+    /* --output put the look's frame over the shot's: read it back */
+    CHECK(pw_exr_read_rgba(path2, &w2, &h2, &rgba_look, &err) == PW_OK, "%s", err.msg);
+    if (rgba && rgba_look && w2 == w && h2 == h) {
+        int differ = 0;
+        for (int k = 0; k < 4 * w * h; k++) differ += rgba[k] != rgba_look[k];
+        CHECK(differ > w * h / 2, "look changed only %d values", differ);
+    }
+    free(rgba);
+    free(rgba_look);
+
+    /* 4. turntable: 4 views and a contact sheet */
+    char tt[4096];
+    snprintf(tt, sizeof tt, "%s/turntable", dir);
+    const char *turn[] = {"turntable", scene, "--output", out, "--frame", "2", "--steps", "4",
+                          "--resolution", "32x18", "--spp", "2", NULL};
+    /* turntable writes next to the frames of --output */
+    rc = powder_run(log, turn);
+    CHECK(rc == 0, "powder turntable exited %d", rc);
+    for (int k = 0; k < 4; k++) {
+        snprintf(path, sizeof path, "%s/turntable/tiny.f0002.t%03d.exr", out, k);
+        CHECK(file_exists(path), "no view %s", path);
+    }
+    snprintf(path, sizeof path, "%s/turntable/tiny.f0002.t004.exr", out);
+    CHECK(!file_exists(path), "a fifth view was written");
+    snprintf(path, sizeof path, "%s/turntable/tiny.f0002.contact.png", out);
+    CHECK(file_exists(path), "no contact sheet %s", path);
+    (void)tt;
+
+    /* 5. bad input: exit 2 with file and place */
+    char bad[4096], badlog[4096];
+    snprintf(bad, sizeof bad, "%s/bad.json", dir);
+    snprintf(badlog, sizeof badlog, "%s/bad.txt", dir);
+    fixture_write(bad, "{\"name\": \"x\",\n \"frames\": {\"start\": 0, \"end\": 1 \"fps\": 24}}\n");
+    const char *sim_bad[] = {"sim", bad, NULL};
+    CHECK(powder_run(badlog, sim_bad) == 2, "syntax error did not exit 2");
+    CHECK(file_contains(badlog, "bad.json:2:"), "no file:line in the message");
+    const char *no_args[] = {"render", NULL};
+    CHECK(powder_run(badlog, no_args) == 2, "missing scene did not exit 2");
+    const char *bad_frames[] = {"sim", scene, "--frames", "9-1", NULL};
+    CHECK(powder_run(badlog, bad_frames) == 2, "backwards frames did not exit 2");
+    const char *missing[] = {"render", scene, "--output", dir, NULL};
+    CHECK(powder_run(badlog, missing) == 2, "render without caches did not exit 2");
+    CHECK(file_contains(badlog, "no cache for frame 0"), "missing cache not named");
+    return check_done("pipeline_end_to_end");
+}
