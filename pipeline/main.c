@@ -13,6 +13,7 @@
 #include "pw_file.h"
 #include "scene.h"
 #include "shot.h"
+#include "submit.h"
 
 enum { EXIT_WORK = 1, EXIT_USAGE = 2 };
 
@@ -39,6 +40,7 @@ static const char *const usage_text =
     "  turntable scene.json  orbit the camera around one frame (--frame N --steps K)\n"
     "  info FILE             print a cache file's header, attributes, sizes and ratio\n"
     "  png FILE.exr...       write tone-mapped sRGB PNG previews next to EXR files\n"
+    "  submit scene.json     hand the shot to a Slurm cluster (sim job, render job array)\n"
     "\n"
     "common options:\n"
     "  --frames SPEC   frames to do: 5, 1-48, 1-100x2, or a comma list of those\n"
@@ -465,6 +467,7 @@ int main(int argc, char **argv)
         printf("powder %s\n", POWDER_VERSION);
         return 0;
     }
+    if (!strcmp(argv[1], "submit")) return pw_main_submit(argc, argv);
     options o = {0};
     o.command = argv[1];
     static const char *const commands[] = {"run", "sim", "render", "turntable", "info", "png", NULL};

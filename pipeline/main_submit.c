@@ -1,0 +1,204 @@
+/* main_submit.c — the `powder submit` command: options, messages and exit status of
+ * farm submission (the work itself is in submit.c). Like main.c, the only place of its
+ * command that prints.
+ *
+ * Exit status: 0 submitted (or nothing left to do), 1 the submission failed, 2 bad usage
+ * or bad input. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pw_error.h"
+#include "submit.h"
+
+enum { EXIT_WORK = 1, EXIT_USAGE = 2 };
+
+static const char *const submit_help =
+    "usage: powder submit scene.json [--frames SPEC] [--chunk N] [--partition P]\n"
+    "                    [--threads N] [--render-only] [--look other.json] [--output DIR]\n"
+    "                    [--png] [--dry-run] [--quiet]\n"
+    "\n"
+    "Hands the shot to a Slurm cluster with sbatch: one simulation job, then a render job\n"
+    "array that starts when the simulation succeeded (--dependency=afterok), N frames per\n"
+    "array task (--chunk, default 1), each task running `powder render --resume` on its\n"
+    "slice. Frames whose EXR already exists and reads back are skipped, and so are array\n"
+    "slices with nothing left; the simulation job is left out when every frame still to\n"
+    "render has a valid cache. Resubmitting the same command completes an interrupted shot.\n"
+    "\n"
+    "  --render-only   re-render existing caches (e.g. with --look): no simulation job;\n"
+    "                  every frame to render must have a valid cache\n"
+    "  --look FILE     render tasks use this look (frames go to a directory named after it)\n"
+    "  --partition P   Slurm partition (default: the cluster's default)\n"
+    "  --threads N     CPUs per task (--cpus-per-task) and threads; default: what Slurm gives\n"
+    "  --output DIR    caches and frames under DIR, as for `powder run`\n"
+    "  --png           tasks also write PNG previews\n"
+    "  --dry-run       print the batch scripts and sbatch commands; submit nothing\n"
+    "\n"
+    "Scripts and logs go to <frames dir>/farm/: one log per task named after its frame\n"
+    "range (logs/<name>.render.<first>-<last>.<job>_<task>.log), with `PROGRESS nn%` lines.\n"
+    "The scene, the frames and the powder program must be on storage the nodes share.\n";
+
+typedef struct {
+    const char *scene, *frames, *partition, *look, *output;
+    int chunk, threads, render_only, dry_run, png, quiet, help;
+} submit_options;
+
+static int parse_count(const char *name, const char *v, int lo, int hi, int *out)
+{
+    char *end;
+    long x = strtol(v, &end, 10);
+    if (!*v || *end || x < lo || x > hi) {
+        fprintf(stderr, "powder submit: %s '%s': expected a whole number in [%d, %d]\n", name, v,
+                lo, hi);
+        return 0;
+    }
+    *out = (int)x;
+    return 1;
+}
+
+/* Returns 1 on success; prints the problem and returns 0 otherwise. */
+static int parse_submit_options(int argc, char **argv, submit_options *o)
+{
+    static const char *const with_value[] = {"--frames", "--partition", "--chunk", "--look",
+                                             "--output", "--threads", NULL};
+    for (int a = 2; a < argc; a++) {
+        const char *arg = argv[a];
+        if (arg[0] != '-' || !arg[1]) {
+            if (o->scene) {
+                fprintf(stderr, "powder submit: too many arguments ('%s')\n", arg);
+                return 0;
+            }
+            o->scene = arg;
+            continue;
+        }
+        char name[64];
+        const char *value = NULL, *eq = strchr(arg, '=');
+        snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
+        int needs = 0;
+        for (int k = 0; with_value[k]; k++) needs |= !strcmp(name, with_value[k]);
+        if (needs) {
+            if (eq) value = eq + 1;
+            else if (a + 1 < argc) value = argv[++a];
+            else {
+                fprintf(stderr, "powder submit: %s needs a value\n", name);
+                return 0;
+            }
+            if (!*value) {
+                fprintf(stderr, "powder submit: %s needs a non-empty value\n", name);
+                return 0;
+            }
+        } else if (eq) {
+            fprintf(stderr, "powder submit: %s takes no value\n", name);
+            return 0;
+        }
+        if (!strcmp(name, "--help") || !strcmp(name, "-h")) o->help = 1;
+        else if (!strcmp(name, "--quiet") || !strcmp(name, "-q")) o->quiet = 1;
+        else if (!strcmp(name, "--dry-run")) o->dry_run = 1;
+        else if (!strcmp(name, "--render-only")) o->render_only = 1;
+        else if (!strcmp(name, "--png")) o->png = 1;
+        else if (!strcmp(name, "--frames")) o->frames = value;
+        else if (!strcmp(name, "--partition")) o->partition = value;
+        else if (!strcmp(name, "--look")) o->look = value;
+        else if (!strcmp(name, "--output")) o->output = value;
+        else if (!strcmp(name, "--chunk")) {
+            if (!parse_count(name, value, 1, 1000000, &o->chunk)) return 0;
+        } else if (!strcmp(name, "--threads")) {
+            if (!parse_count(name, value, 1, 1024, &o->threads)) return 0;
+        } else {
+            fprintf(stderr, "powder submit: unknown option '%s' (see powder submit --help)\n", arg);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int fail(const pw_error *err)
+{
+    fprintf(stderr, "powder: %s\n", err->msg);
+    return (err->code == PW_EINVAL || err->code == PW_EFORMAT) ? EXIT_USAGE : EXIT_WORK;
+}
+
+static void print_dry_run(const pw_submit_plan *plan)
+{
+    const char *sim = pw_submit_plan_script(plan, PW_SUBMIT_SIM);
+    const char *render = pw_submit_plan_script(plan, PW_SUBMIT_RENDER);
+    const char *sim_path = pw_submit_plan_script_path(plan, PW_SUBMIT_SIM);
+    const char *render_path = pw_submit_plan_script_path(plan, PW_SUBMIT_RENDER);
+    if (sim) printf("# ---- simulation job: %s\n%s", sim_path, sim);
+    if (render) printf("# ---- render job array: %s\n%s", render_path, render);
+    printf("# ---- submission (logs in %s)\n", pw_submit_plan_log_dir(plan));
+    if (sim) printf("sim=$(sbatch --parsable %s)\n", sim_path);
+    if (render)
+        printf("sbatch --parsable%s %s\n", sim ? " --dependency=afterok:${sim%%;*}" : "",
+               render_path);
+}
+
+int pw_main_submit(int argc, char **argv)
+{
+    submit_options o = {0};
+    o.chunk = 1;
+    if (!parse_submit_options(argc, argv, &o)) return EXIT_USAGE;
+    if (o.help) {
+        fputs(submit_help, stdout);
+        return 0;
+    }
+    if (!o.scene) {
+        fprintf(stderr, "powder submit: a scene file is required (see powder submit --help)\n");
+        return EXIT_USAGE;
+    }
+    /* Tasks run this very program by absolute path, from the submitting directory. */
+    char exe[PATH_MAX], cwd[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) {
+        perror("powder submit: /proc/self/exe");
+        return EXIT_WORK;
+    }
+    exe[n] = '\0';
+    if (!getcwd(cwd, sizeof cwd)) {
+        perror("powder submit: current directory");
+        return EXIT_WORK;
+    }
+    pw_submit_request rq = {o.scene,  o.frames, o.look,    o.output,        o.partition, exe,
+                            cwd,      o.chunk,  o.threads, o.render_only, o.png};
+    pw_error err = {0};
+    pw_submit_plan *plan = pw_submit_plan_create(&rq, &err);
+    if (!plan) return fail(&err);
+    pw_submit_summary s;
+    pw_submit_plan_summary(plan, &s);
+    int rc = 0;
+    if (!o.quiet || o.dry_run)
+        printf("%s%d frames, %d with a valid EXR already; %d of %d slices of up to %d frames "
+               "to render%s\n",
+               o.dry_run ? "# powder submit: " : "powder: ", s.frames, s.frames_done,
+               s.slices_pending, s.slices, o.chunk,
+               s.sim_needed ? ", after a simulation job"
+                            : (s.slices_pending ? ", every cache valid already" : ""));
+    if (!s.slices_pending) {
+        if (!o.quiet) printf("%snothing to submit\n", o.dry_run ? "# " : "powder: ");
+    } else if (o.dry_run) {
+        print_dry_run(plan);
+    } else {
+        pw_submit_jobs jobs;
+        if (pw_submit_plan_submit(plan, &jobs, &err) != PW_OK) {
+            rc = fail(&err);
+            if (jobs.sim_job[0])
+                fprintf(stderr, "powder: simulation job %s is queued already (scancel %s "
+                        "withdraws it)\n", jobs.sim_job, jobs.sim_job);
+        } else if (!o.quiet) {
+            if (jobs.sim_job[0])
+                printf("powder: submitted simulation job %s (frames %d-%d)\n", jobs.sim_job,
+                       s.sim_first, s.sim_last);
+            printf("powder: submitted render job array %s (%d tasks%s%s)\n", jobs.render_job,
+                   s.slices_pending, jobs.sim_job[0] ? ", after job " : "", jobs.sim_job);
+            printf("powder: scripts and logs: %s\n", pw_submit_plan_log_dir(plan));
+        } else {
+            /* Quiet: just the ids, for scripts that wait on them. */
+            if (jobs.sim_job[0]) printf("%s\n", jobs.sim_job);
+            printf("%s\n", jobs.render_job);
+        }
+    }
+    pw_submit_plan_destroy(plan);
+    return rc;
+}

@@ -1,0 +1,608 @@
+/* submit.c — Slurm batch scripts for a shot and their submission; see submit.h. */
+#include "submit.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "exr.h"
+#include "frames.h"
+#include "pw_cache.h"
+#include "pw_file.h"
+#include "scene.h"
+#include "shot.h"
+
+/* sbatch --parsable prints one short line; anything near this size is not sbatch. */
+enum { SBATCH_OUTPUT_MAX = 64 * 1024 };
+
+/* ---- text buffer ---------------------------------------------------------------- */
+
+typedef struct {
+    char *s;
+    size_t len, cap;
+    int oom; /* an append failed: the text is incomplete and must not be used */
+} text;
+
+static void text_printf(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void text_printf(text *t, const char *fmt, ...)
+{
+    if (t->oom) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        t->oom = 1;
+        return;
+    }
+    if (t->len + (size_t)n + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap : 1024;
+        while (cap < t->len + (size_t)n + 1) cap *= 2;
+        char *s = realloc(t->s, cap);
+        if (!s) {
+            t->oom = 1;
+            return;
+        }
+        t->s = s;
+        t->cap = cap;
+    }
+    va_start(ap, fmt);
+    vsnprintf(t->s + t->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    t->len += (size_t)n;
+}
+
+/* Appends s as one shell word in single quotes (a ' inside becomes '\''), so paths
+ * with spaces or $ reach the program unchanged. */
+static void text_quoted(text *t, const char *s)
+{
+    text_printf(t, "'");
+    for (const char *c = s; *c; c++) {
+        if (*c == '\'') text_printf(t, "'\\''");
+        else text_printf(t, "%c", *c);
+    }
+    text_printf(t, "'");
+}
+
+/* ---- plan ----------------------------------------------------------------------- */
+
+struct pw_submit_plan {
+    pw_scene *sc;
+    pw_frame_list fl;
+    int chunk;
+    unsigned char *done; /* per entry of fl: its EXR is valid already */
+    pw_submit_summary sum;
+    char scene_abs[4096], farm_dir[4096], log_dir[4096];
+    char script_path[2][4096];
+    char *script[2];
+};
+
+static int is_absolute(const char *p) { return p && p[0] == '/'; }
+
+/* path made absolute against dir (unchanged when it already is). */
+static pw_status absolute(const char *dir, const char *path, char *out, size_t n, pw_error *err)
+{
+    if (is_absolute(path)) return pw_path_format(out, n, err, "%s", path);
+    return pw_path_format(out, n, err, "%s/%s", dir, path);
+}
+
+/* A path that goes into a #SBATCH line: Slurm splits those lines at white space and
+ * gives quotes and backslashes meanings of its own, so such paths are refused rather
+ * than mangled. '%' is fine: it is doubled where Slurm expands patterns. */
+static pw_status check_sbatch_path(const char *what, const char *path, pw_error *err)
+{
+    for (const char *c = path; *c; c++)
+        if (*c == ' ' || *c == '\t' || *c == '\n' || *c == '\r' || *c == '"' || *c == '\'' ||
+            *c == '\\')
+            return pw_fail(err, PW_EINVAL,
+                           "%s: %s holds a character Slurm cannot take in a #SBATCH line "
+                           "(byte %d, '%c'); use a path without spaces, quotes or backslashes",
+                           path, what, (int)(c - path), *c);
+    return PW_OK;
+}
+
+/* Appends path with every '%' doubled, as Slurm's --output patterns need. */
+static void text_slurm_pattern(text *t, const char *path)
+{
+    for (const char *c = path; *c; c++) text_printf(t, *c == '%' ? "%%%%" : "%c", *c);
+}
+
+/* The same frame patterns `powder render` uses for --output and --look (main.c), so
+ * the submitter checks the very files the tasks will write. */
+static pw_status apply_output_and_look(pw_scene *sc, const pw_submit_request *rq, pw_error *err)
+{
+    pw_status rc;
+    if (rq->output &&
+        ((rc = pw_path_format(sc->cache_pattern, sizeof sc->cache_pattern, err,
+                              "%s/cache/%s.####.pwc", rq->output, sc->name)) != PW_OK ||
+         (rc = pw_path_format(sc->frame_pattern, sizeof sc->frame_pattern, err,
+                              "%s/%s.####.exr", rq->output, sc->name)) != PW_OK))
+        return rc;
+    if (!rq->look) return PW_OK;
+    if ((rc = pw_scene_apply_look(sc, rq->look, err)) != PW_OK) return rc;
+    if (rq->output) return PW_OK;
+    /* A look's frames go beside the shot's, in a directory named after the look. */
+    const char *slash = strrchr(sc->frame_pattern, '/');
+    const char *ls = strrchr(rq->look, '/');
+    const char *look = ls ? ls + 1 : rq->look, *dot = strrchr(look, '.');
+    int look_len = dot ? (int)(dot - look) : (int)strlen(look);
+    char pattern[sizeof sc->frame_pattern];
+    rc = slash ? pw_path_format(pattern, sizeof pattern, err, "%.*s/%.*s/%s",
+                                (int)(slash - sc->frame_pattern), sc->frame_pattern, look_len,
+                                look, slash + 1)
+               : pw_path_format(pattern, sizeof pattern, err, "%.*s/%s", look_len, look,
+                                sc->frame_pattern);
+    if (rc == PW_OK) memcpy(sc->frame_pattern, pattern, sizeof pattern);
+    return rc;
+}
+
+static int exr_is_valid(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) return 0;
+    int w, h;
+    float *rgba = NULL;
+    pw_error ignored;
+    pw_status rc = pw_exr_read_rgba(path, &w, &h, &rgba, &ignored);
+    free(rgba);
+    return rc == PW_OK;
+}
+
+/* 1 when the frame's cache is complete and was written by this simulation setup. */
+static int cache_is_valid(const pw_scene *sc, int frame)
+{
+    char path[4096];
+    pw_cache_info info;
+    pw_error ignored;
+    struct stat st;
+    if (pw_shot_cache_path(sc, frame, path, sizeof path, &ignored) != PW_OK) return 0;
+    if (stat(path, &st) != 0) return 0;
+    return pw_cache_stat(path, &info, &ignored) == PW_OK && info.sim_hash == sc->sim_hash;
+}
+
+/* Marks the frames whose EXR is valid, counts the slices left and decides whether the
+ * simulation must run. With render_only a pending frame without its cache is an error
+ * here, on the submitting machine, rather than a failed task on the farm. */
+static pw_status survey(pw_submit_plan *p, const pw_submit_request *rq, pw_error *err)
+{
+    pw_submit_summary *s = &p->sum;
+    s->frames = p->fl.count;
+    s->slices = (p->fl.count + p->chunk - 1) / p->chunk;
+    int caches_ok = 1, last_pending = p->sc->frame_start;
+    for (int k = 0; k < p->fl.count; k++) {
+        int f = p->fl.frames[k];
+        char exr[4096];
+        pw_status rc = pw_shot_frame_path(p->sc, f, exr, sizeof exr, err);
+        if (rc != PW_OK) return rc;
+        p->done[k] = (unsigned char)exr_is_valid(exr);
+        s->frames_done += p->done[k];
+        if (p->done[k]) continue;
+        last_pending = f;
+        if (cache_is_valid(p->sc, f)) continue;
+        if (rq->render_only) {
+            char cache[4096];
+            pw_shot_cache_path(p->sc, f, cache, sizeof cache, NULL);
+            return pw_fail(err, PW_EINVAL,
+                           "%s: frame %d: no valid cache of this simulation setup (%s); "
+                           "submit without --render-only, or run `powder sim` first",
+                           p->sc->path, f, cache);
+        }
+        caches_ok = 0;
+    }
+    for (int c = 0; c < s->slices; c++) {
+        int pending = 0;
+        for (int k = c * p->chunk; k < p->fl.count && k < (c + 1) * p->chunk; k++)
+            pending |= !p->done[k];
+        s->slices_pending += pending;
+    }
+    s->sim_needed = !rq->render_only && !caches_ok;
+    s->sim_first = p->sc->frame_start;
+    s->sim_last = last_pending;
+    return PW_OK;
+}
+
+/* The --frames spec of frames[0..n): "a", "a-b", "a-bxs" for an even stride, else a
+ * comma list of runs; always one the frames parser reads back to the same list. */
+static void text_frame_spec(text *t, const int *frames, int n)
+{
+    int stride = n > 1 ? frames[1] - frames[0] : 1;
+    int even = 1;
+    for (int k = 2; k < n; k++) even &= frames[k] - frames[k - 1] == stride;
+    if (n == 1) text_printf(t, "%d", frames[0]);
+    else if (even && stride == 1) text_printf(t, "%d-%d", frames[0], frames[n - 1]);
+    else if (even && n > 2) text_printf(t, "%d-%dx%d", frames[0], frames[n - 1], stride);
+    else
+        for (int k = 0; k < n;) {
+            int e = k;
+            while (e + 1 < n && frames[e + 1] == frames[e] + 1) e++;
+            text_printf(t, k ? ",%d" : "%d", frames[k]);
+            if (e > k) text_printf(t, "-%d", frames[e]);
+            k = e + 1;
+        }
+}
+
+/* #SBATCH lines every job shares, and the shell prologue. */
+static void text_common_header(text *t, const pw_submit_request *rq)
+{
+    text_printf(t, "#SBATCH --chdir=");
+    text_slurm_pattern(t, rq->work_dir);
+    text_printf(t, "\n");
+    if (rq->partition) text_printf(t, "#SBATCH --partition=%s\n", rq->partition);
+    if (rq->threads) text_printf(t, "#SBATCH --cpus-per-task=%d\n", rq->threads);
+}
+
+/* The arguments every task passes on, after the command and scene. */
+static void text_task_options(text *t, const pw_submit_request *rq, int render)
+{
+    text_printf(t, " --threads \"$threads\"");
+    if (rq->output) {
+        text_printf(t, " --output ");
+        text_quoted(t, rq->output);
+    }
+    if (render && rq->look) {
+        text_printf(t, " --look ");
+        text_quoted(t, rq->look);
+    }
+    if (render && rq->png) text_printf(t, " --png");
+}
+
+static const char *const threads_line =
+    "# As many threads as CPUs Slurm gave the task (the image does not depend on it).\n"
+    "threads=${SLURM_CPUS_PER_TASK:-${SLURM_CPUS_ON_NODE:-1}}\n";
+
+static char *sim_script(const pw_submit_plan *p, const pw_submit_request *rq)
+{
+    const pw_scene *sc = p->sc;
+    const pw_submit_summary *s = &p->sum;
+    text t = {0};
+    text_printf(&t,
+                "#!/bin/bash\n"
+                "# Powder simulation of shot '%s', frames %d-%d: one chain, one job. Written by\n"
+                "# `powder submit`; the render array waits for this job (afterok). A rerun\n"
+                "# continues from the newest valid cache.\n",
+                sc->name, s->sim_first, s->sim_last);
+    text_printf(&t, "#SBATCH --job-name=powder-sim-%s\n#SBATCH --output=", sc->name);
+    text_slurm_pattern(&t, p->log_dir);
+    text_printf(&t, "/%s.sim.%04d-%04d.%%j.log\n", sc->name, s->sim_first, s->sim_last);
+    text_common_header(&t, rq);
+    text_printf(&t, "set -u\n%s", threads_line);
+    text_printf(&t, "echo \"powder: simulation job $SLURM_JOB_ID, frames %d-%d, on $(hostname)\"\n",
+                s->sim_first, s->sim_last);
+    text_printf(&t, "exec ");
+    text_quoted(&t, rq->powder_path);
+    text_printf(&t, " sim ");
+    text_quoted(&t, p->scene_abs);
+    text_printf(&t, " --frames %d-%d", s->sim_first, s->sim_last);
+    text_task_options(&t, rq, 0);
+    text_printf(&t, "\n");
+    if (t.oom) free(t.s);
+    return t.oom ? NULL : t.s;
+}
+
+static char *render_script(const pw_submit_plan *p, const pw_submit_request *rq)
+{
+    const pw_scene *sc = p->sc;
+    const pw_submit_summary *s = &p->sum;
+    text t = {0};
+    text_printf(&t,
+                "#!/bin/bash\n"
+                "# Powder render tasks of shot '%s': %d frames in %d slices of up to %d; this\n"
+                "# array runs the %d slices whose EXRs are not all valid yet. Written by\n"
+                "# `powder submit`; tasks render with --resume, so a rerun only renders what\n"
+                "# is missing.\n",
+                sc->name, s->frames, s->slices, p->chunk, s->slices_pending);
+    text_printf(&t, "#SBATCH --job-name=powder-render-%s\n#SBATCH --array=", sc->name);
+    /* Array indices are slice numbers of the whole request, stable across resubmissions;
+     * runs of pending slices are written as ranges. */
+    int first = 1;
+    for (int c = 0; c < s->slices;) {
+        int pending = 0;
+        for (int k = c * p->chunk; k < p->fl.count && k < (c + 1) * p->chunk; k++)
+            pending |= !p->done[k];
+        if (!pending) {
+            c++;
+            continue;
+        }
+        int e = c;
+        for (;;) {
+            int next = 0;
+            for (int k = (e + 1) * p->chunk; k < p->fl.count && k < (e + 2) * p->chunk; k++)
+                next |= !p->done[k];
+            if (!next) break;
+            e++;
+        }
+        text_printf(&t, first ? "%d" : ",%d", c);
+        if (e > c) text_printf(&t, "-%d", e);
+        first = 0;
+        c = e + 1;
+    }
+    text_printf(&t, "\n#SBATCH --output=");
+    text_slurm_pattern(&t, p->log_dir);
+    text_printf(&t, "/%s.render.%%A_%%a.slurm.log\n", sc->name);
+    text_printf(&t, "#SBATCH --kill-on-invalid-dep=yes\n");
+    text_common_header(&t, rq);
+    text_printf(&t, "set -u\ncase \"${SLURM_ARRAY_TASK_ID:-}\" in\n");
+    for (int c = 0; c < s->slices; c++) {
+        int k0 = c * p->chunk, n = p->fl.count - k0 < p->chunk ? p->fl.count - k0 : p->chunk;
+        text_printf(&t, "%d) frames=", c);
+        text_frame_spec(&t, p->fl.frames + k0, n);
+        text_printf(&t, " range=%04d-%04d ;;\n", p->fl.frames[k0], p->fl.frames[k0 + n - 1]);
+    }
+    text_printf(&t, "*) echo \"powder: array task '${SLURM_ARRAY_TASK_ID:-}' has no frame "
+                    "slice\" >&2; exit 2 ;;\nesac\n");
+    text_printf(&t, "# The task's own log is named after its frames; the .slurm.log above keeps\n"
+                    "# what Slurm itself reports (time limit, cancellation).\nexec >");
+    text_quoted(&t, p->log_dir);
+    text_printf(&t, "/%s.render.\"$range\".\"$SLURM_ARRAY_JOB_ID\"_\"$SLURM_ARRAY_TASK_ID\".log "
+                    "2>&1\n%s", sc->name, threads_line);
+    text_printf(&t, "echo \"powder: render task ${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}, "
+                    "frames $frames, on $(hostname)\"\nexec ");
+    text_quoted(&t, rq->powder_path);
+    text_printf(&t, " render ");
+    text_quoted(&t, p->scene_abs);
+    text_printf(&t, " --frames \"$frames\" --resume");
+    text_task_options(&t, rq, 1);
+    text_printf(&t, "\n");
+    if (t.oom) free(t.s);
+    return t.oom ? NULL : t.s;
+}
+
+static pw_status check_request(const pw_submit_request *rq, pw_error *err)
+{
+    if (!rq->scene_path || !rq->scene_path[0])
+        return pw_fail(err, PW_EINVAL, "submit: no scene file");
+    if (rq->chunk < 1) return pw_fail(err, PW_EINVAL, "submit: --chunk must be >= 1 (%d)", rq->chunk);
+    if (rq->threads < 0)
+        return pw_fail(err, PW_EINVAL, "submit: --threads must be >= 0 (%d)", rq->threads);
+    if (!is_absolute(rq->powder_path))
+        return pw_fail(err, PW_EINVAL, "submit: the powder program path must be absolute (%s)",
+                       rq->powder_path ? rq->powder_path : "(none)");
+    if (!is_absolute(rq->work_dir))
+        return pw_fail(err, PW_EINVAL, "submit: the working directory must be absolute (%s)",
+                       rq->work_dir ? rq->work_dir : "(none)");
+    if (rq->partition)
+        for (const char *c = rq->partition; *c; c++)
+            if (!(*c == '_' || *c == '-' || *c == '.' || *c == ',' || (*c >= '0' && *c <= '9') ||
+                  (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z')))
+                return pw_fail(err, PW_EINVAL,
+                               "submit: --partition '%s': partition names are letters, digits "
+                               "and _ - . , (byte %d)",
+                               rq->partition, (int)(c - rq->partition));
+    return check_sbatch_path("the working directory", rq->work_dir, err);
+}
+
+/* Farm directory: "farm" beside the frames (absolute), logs inside it. */
+static pw_status farm_paths(pw_submit_plan *p, const pw_submit_request *rq, pw_error *err)
+{
+    char frames_abs[4096];
+    pw_status rc = absolute(rq->work_dir, p->sc->frame_pattern, frames_abs, sizeof frames_abs, err);
+    if (rc != PW_OK) return rc;
+    char *slash = strrchr(frames_abs, '/');
+    *slash = '\0'; /* absolute, so there is one */
+    if ((rc = pw_path_format(p->farm_dir, sizeof p->farm_dir, err, "%s/farm", frames_abs)) ||
+        (rc = pw_path_format(p->log_dir, sizeof p->log_dir, err, "%s/logs", p->farm_dir)) ||
+        (rc = pw_path_format(p->script_path[PW_SUBMIT_SIM], sizeof p->script_path[0], err,
+                             "%s/%s.sim.sbatch", p->farm_dir, p->sc->name)) ||
+        (rc = pw_path_format(p->script_path[PW_SUBMIT_RENDER], sizeof p->script_path[0], err,
+                             "%s/%s.render.sbatch", p->farm_dir, p->sc->name)))
+        return rc;
+    return check_sbatch_path("the log directory", p->log_dir, err);
+}
+
+pw_submit_plan *pw_submit_plan_create(const pw_submit_request *rq, pw_error *err)
+{
+    if (check_request(rq, err) != PW_OK) return NULL;
+    pw_submit_plan *p = calloc(1, sizeof *p);
+    pw_scene *sc = p ? calloc(1, sizeof *sc) : NULL;
+    if (!sc) {
+        free(p);
+        pw_fail(err, PW_ENOMEM, "submit: out of memory");
+        return NULL;
+    }
+    p->sc = sc;
+    p->chunk = rq->chunk;
+    pw_submit_request abs_rq = *rq;
+    char look_abs[4096], output_abs[4096];
+    pw_status rc = absolute(rq->work_dir, rq->scene_path, p->scene_abs, sizeof p->scene_abs, err);
+    if (rc == PW_OK && rq->look) {
+        rc = absolute(rq->work_dir, rq->look, look_abs, sizeof look_abs, err);
+        abs_rq.look = look_abs;
+    }
+    if (rc == PW_OK && rq->output) {
+        rc = absolute(rq->work_dir, rq->output, output_abs, sizeof output_abs, err);
+        abs_rq.output = output_abs;
+    }
+    if (rc == PW_OK) rc = pw_scene_load(p->scene_abs, sc, err);
+    if (rc == PW_OK) rc = apply_output_and_look(sc, &abs_rq, err);
+    if (rc == PW_OK)
+        rc = rq->frames ? pw_frames_parse(rq->frames, sc->frame_start, sc->frame_end, &p->fl, err)
+                        : pw_frames_range(sc->frame_start, sc->frame_end, &p->fl, err);
+    if (rc == PW_OK && !(p->done = calloc((size_t)p->fl.count, 1)))
+        rc = pw_fail(err, PW_ENOMEM, "submit: out of memory");
+    if (rc == PW_OK) rc = farm_paths(p, &abs_rq, err);
+    if (rc == PW_OK) rc = survey(p, rq, err);
+    if (rc == PW_OK && p->sum.sim_needed && !(p->script[PW_SUBMIT_SIM] = sim_script(p, &abs_rq)))
+        rc = pw_fail(err, PW_ENOMEM, "submit: out of memory");
+    if (rc == PW_OK && p->sum.slices_pending &&
+        !(p->script[PW_SUBMIT_RENDER] = render_script(p, &abs_rq)))
+        rc = pw_fail(err, PW_ENOMEM, "submit: out of memory");
+    if (rc != PW_OK) {
+        pw_submit_plan_destroy(p);
+        return NULL;
+    }
+    return p;
+}
+
+void pw_submit_plan_destroy(pw_submit_plan *p)
+{
+    if (!p) return;
+    free(p->script[0]);
+    free(p->script[1]);
+    free(p->done);
+    pw_frame_list_free(&p->fl);
+    free(p->sc);
+    free(p);
+}
+
+void pw_submit_plan_summary(const pw_submit_plan *p, pw_submit_summary *out) { *out = p->sum; }
+
+const char *pw_submit_plan_script(const pw_submit_plan *p, pw_submit_job job)
+{
+    return p->script[job];
+}
+
+const char *pw_submit_plan_script_path(const pw_submit_plan *p, pw_submit_job job)
+{
+    return p->script_path[job];
+}
+
+const char *pw_submit_plan_log_dir(const pw_submit_plan *p) { return p->log_dir; }
+
+pw_status pw_submit_plan_write(const pw_submit_plan *p, pw_error *err)
+{
+    pw_status rc = pw_mkdir_p(p->log_dir, err);
+    for (int j = 0; j < 2 && rc == PW_OK; j++) {
+        if (!p->script[j]) continue;
+        pw_atomic_file f;
+        if ((rc = pw_atomic_begin(&f, p->script_path[j], err)) != PW_OK) break;
+        /* Executable so a user can also run a script by hand to debug a task. */
+        if (fchmod(fileno(f.fp), 0755) != 0) {
+            pw_atomic_abort(&f);
+            return pw_fail(err, PW_EIO, "%s: chmod: %s", f.tmp_path, strerror(errno));
+        }
+        rc = pw_atomic_write(&f, p->script[j], strlen(p->script[j]), err);
+        if (rc == PW_OK) rc = pw_atomic_commit(&f, err);
+        else pw_atomic_abort(&f);
+    }
+    return rc;
+}
+
+/* ---- sbatch --------------------------------------------------------------------- */
+
+pw_status pw_submit_parse_job_id(const char *output, char *job_id, size_t n, pw_error *err)
+{
+    const char *s = output;
+    while (*s == '\n' || *s == '\r' || *s == ' ') s++;
+    size_t digits = strspn(s, "0123456789");
+    char after = s[digits];
+    if (digits == 0 || digits >= n || !(after == '\0' || after == '\n' || after == '\r' ||
+                                        after == ';'))
+        return pw_fail(err, PW_EFORMAT, "sbatch: no job id in its output ('%.200s')", output);
+    memcpy(job_id, s, digits);
+    job_id[digits] = '\0';
+    return PW_OK;
+}
+
+/* Reads the child's stdout and stderr to their ends (both, so neither pipe can fill
+ * and block it). Returns 0, or -1 when an output exceeds SBATCH_OUTPUT_MAX. */
+static int drain(int fd_out, int fd_err, text *out, text *errs)
+{
+    struct pollfd pf[2] = {{fd_out, POLLIN, 0}, {fd_err, POLLIN, 0}};
+    text *dst[2] = {out, errs};
+    int open_fds = 2, too_long = 0;
+    while (open_fds > 0) {
+        if (poll(pf, 2, -1) < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        for (int k = 0; k < 2; k++) {
+            if (pf[k].fd < 0 || !pf[k].revents) continue;
+            char buf[4096];
+            ssize_t got = read(pf[k].fd, buf, sizeof buf);
+            if (got < 0 && errno == EINTR) continue;
+            if (got <= 0) {
+                pf[k].fd = -1;
+                open_fds--;
+                continue;
+            }
+            if (dst[k]->len + (size_t)got > SBATCH_OUTPUT_MAX) too_long = 1;
+            else text_printf(dst[k], "%.*s", (int)got, buf);
+        }
+    }
+    return too_long || out->oom || errs->oom ? -1 : 0;
+}
+
+/* The last non-empty line of s, trimmed, for an error message. */
+static void last_line(const char *s, char *out, size_t n)
+{
+    size_t len = s ? strlen(s) : 0;
+    while (len && (s[len - 1] == '\n' || s[len - 1] == '\r' || s[len - 1] == ' ')) len--;
+    size_t start = len;
+    while (start && s[start - 1] != '\n') start--;
+    snprintf(out, n, "%.*s", (int)(len - start), s ? s + start : "");
+}
+
+pw_status pw_submit_sbatch(const char *script_path, const char *after_ok, char *job_id, size_t n,
+                           pw_error *err)
+{
+    char dependency[128] = "";
+    if (after_ok && after_ok[0])
+        snprintf(dependency, sizeof dependency, "--dependency=afterok:%s", after_ok);
+    char *argv[5] = {"sbatch", "--parsable", dependency[0] ? dependency : (char *)script_path,
+                     dependency[0] ? (char *)script_path : NULL, NULL};
+    int po[2], pe[2];
+    if (pipe(po) != 0) return pw_fail(err, PW_EIO, "sbatch: pipe: %s", strerror(errno));
+    if (pipe(pe) != 0) {
+        close(po[0]);
+        close(po[1]);
+        return pw_fail(err, PW_EIO, "sbatch: pipe: %s", strerror(errno));
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(po[0]), close(po[1]), close(pe[0]), close(pe[1]);
+        return pw_fail(err, PW_EIO, "sbatch: fork: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        dup2(po[1], 1);
+        dup2(pe[1], 2);
+        close(po[0]), close(po[1]), close(pe[0]), close(pe[1]);
+        execvp(argv[0], argv);
+        /* 127 is the shell's "command not found", recognised below. */
+        _exit(127);
+    }
+    close(po[1]);
+    close(pe[1]);
+    text out = {0}, errs = {0};
+    int drained = drain(po[0], pe[0], &out, &errs);
+    close(po[0]);
+    close(pe[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    pw_status rc = PW_OK;
+    char why[256];
+    last_line(errs.s, why, sizeof why);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && !errs.len)
+        rc = pw_fail(err, PW_EIO, "%s: sbatch: not found on PATH (is slurm-client installed? "
+                     "--dry-run shows the scripts without it)", script_path);
+    else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        rc = pw_fail(err, PW_EIO, "%s: sbatch failed (exit status %d): %s", script_path,
+                     WIFEXITED(status) ? WEXITSTATUS(status) : -1, why[0] ? why : "no message");
+    else if (drained != 0)
+        rc = pw_fail(err, PW_EFORMAT, "%s: sbatch printed more than %d bytes", script_path,
+                     SBATCH_OUTPUT_MAX);
+    else if (pw_submit_parse_job_id(out.s ? out.s : "", job_id, n, err) != PW_OK)
+        pw_error_prefix(err, "%s", script_path), rc = PW_EFORMAT;
+    free(out.s);
+    free(errs.s);
+    return rc;
+}
+
+pw_status pw_submit_plan_submit(const pw_submit_plan *p, pw_submit_jobs *jobs, pw_error *err)
+{
+    memset(jobs, 0, sizeof *jobs);
+    pw_status rc = pw_submit_plan_write(p, err);
+    if (rc == PW_OK && p->script[PW_SUBMIT_SIM])
+        rc = pw_submit_sbatch(p->script_path[PW_SUBMIT_SIM], NULL, jobs->sim_job,
+                              sizeof jobs->sim_job, err);
+    if (rc == PW_OK && p->script[PW_SUBMIT_RENDER])
+        rc = pw_submit_sbatch(p->script_path[PW_SUBMIT_RENDER], jobs->sim_job, jobs->render_job,
+                              sizeof jobs->render_job, err);
+    return rc;
+}

@@ -1,0 +1,114 @@
+/* submit.h — hand a shot to a Slurm cluster: one simulation job (the simulation is one
+ * chain per shot), then a render job array that depends on it (--dependency=afterok),
+ * a few frames per array task. Powder schedules nothing itself; sbatch does.
+ *
+ * A plan is built once from the scene and the request: it knows which frames already
+ * have a valid EXR (those slices are left out of the array), whether a simulation is
+ * still needed (not when every frame left to render has a valid cache of this
+ * simulation setup), and the text of both batch scripts. Every task runs
+ * `powder render --resume` (or `powder sim`, which resumes from its newest cache), and
+ * every file Powder writes is atomic, so a task killed by the scheduler leaves nothing
+ * half-written under a final name and resubmitting the same command completes the shot.
+ *
+ * Files a submission writes, in <frames dir>/farm/ (the directory of the scene's frame
+ * pattern, after --output and --look):
+ *   <name>.sim.sbatch, <name>.render.sbatch     the batch scripts as submitted
+ *   logs/<name>.sim.<first>-<last>.<job>.log      the simulation job's output
+ *   logs/<name>.render.<first>-<last>.<job>_<task>.log   one per render task, named
+ *                                                 after its frame range
+ *   logs/<name>.render.<job>_<task>.slurm.log     what Slurm itself reports for a task
+ *                                                 (time limit, cancellation) */
+#ifndef PW_SUBMIT_H
+#define PW_SUBMIT_H
+
+#include <stddef.h>
+
+#include "pw_error.h"
+
+typedef struct {
+    const char *scene_path;  /* the scene file; made absolute against work_dir          */
+    const char *frames;      /* --frames spec, or NULL for the scene's whole range       */
+    const char *look;        /* look file for the render tasks, or NULL                  */
+    const char *output;      /* --output DIR passed to every task, or NULL               */
+    const char *partition;   /* Slurm partition, or NULL for the cluster's default       */
+    const char *powder_path; /* absolute path of the program the tasks run               */
+    const char *work_dir;    /* absolute; the jobs' working directory (where relative
+                                output paths of the scene resolve), usually the cwd      */
+    int chunk;               /* frames per array task, >= 1                              */
+    int threads;             /* threads and CPUs per task; 0 = what Slurm allocates      */
+    int render_only;         /* 1: no simulation job; every cache must already be valid  */
+    int png;                 /* tasks also write PNG previews                            */
+} pw_submit_request;
+
+typedef struct pw_submit_plan pw_submit_plan;
+
+typedef struct {
+    int frames;          /* frames requested                                          */
+    int frames_done;     /* of those, frames whose EXR exists and reads back          */
+    int slices;          /* array slices of the request (chunk frames each, the last
+                            may be shorter)                                           */
+    int slices_pending;  /* slices with at least one frame left: the array's tasks    */
+    int sim_needed;      /* 1 when a simulation job runs before the render array      */
+    int sim_first, sim_last; /* frames the simulation job covers (when sim_needed)    */
+} pw_submit_summary;
+
+typedef enum { PW_SUBMIT_SIM, PW_SUBMIT_RENDER } pw_submit_job;
+
+/* Loads and checks the scene, lists the frames, looks at which EXRs and caches are
+ * already valid and writes the batch scripts' text (nothing is written to disk).
+ * Returns NULL with *err filled in: PW_EINVAL for a bad request (bad --frames, chunk < 1,
+ * relative powder_path or work_dir, a path Slurm cannot take in a #SBATCH line, or with
+ * render_only a frame to render whose cache is missing or from another setup), the
+ * scene loader's code for a bad scene, PW_ENOMEM. Reads files only; reentrant. */
+pw_submit_plan *pw_submit_plan_create(const pw_submit_request *rq, pw_error *err);
+
+/* NULL is a no-op. */
+void pw_submit_plan_destroy(pw_submit_plan *plan);
+
+void pw_submit_plan_summary(const pw_submit_plan *plan, pw_submit_summary *out);
+
+/* The batch script of a job, or NULL when that job is not needed (no simulation job
+ * with render_only or when every cache is valid; no render array when every frame is
+ * done). Owned by the plan. */
+const char *pw_submit_plan_script(const pw_submit_plan *plan, pw_submit_job job);
+
+/* Where pw_submit_plan_write puts that script (whether or not it is needed), and the
+ * log directory. Owned by the plan. */
+const char *pw_submit_plan_script_path(const pw_submit_plan *plan, pw_submit_job job);
+const char *pw_submit_plan_log_dir(const pw_submit_plan *plan);
+
+/* Creates the farm and log directories and writes the needed scripts (atomically,
+ * mode 0755). */
+pw_status pw_submit_plan_write(const pw_submit_plan *plan, pw_error *err);
+
+typedef struct {
+    char sim_job[64];    /* job id of the simulation job, "" when none was submitted  */
+    char render_job[64]; /* job id of the render array, "" when none was submitted    */
+} pw_submit_jobs;
+
+/* Writes the scripts and submits them with sbatch (found on PATH): the simulation job
+ * first, then the render array with --dependency=afterok:<sim job>. Both ids are in
+ * *jobs as far as submission got, so on a failure after the first sbatch the caller
+ * can name the job that is already queued. A plan with nothing to do submits nothing.
+ * Errors: PW_EIO when sbatch cannot be run or fails (its message is quoted),
+ * PW_EFORMAT when its output holds no job id. */
+pw_status pw_submit_plan_submit(const pw_submit_plan *plan, pw_submit_jobs *jobs,
+                                pw_error *err);
+
+/* Runs `sbatch --parsable [--dependency=afterok:<after_ok>] script` and returns the new
+ * job's id. after_ok may be NULL or "". Output beyond 64 KiB is an error. */
+pw_status pw_submit_sbatch(const char *script_path, const char *after_ok, char *job_id,
+                           size_t job_id_size, pw_error *err);
+
+/* The job id in sbatch --parsable output: "<id>" or "<id>;<cluster>" on the first
+ * non-empty line, the id being digits (an array job's id is a plain job id too).
+ * Anything else is PW_EFORMAT quoting the output. */
+pw_status pw_submit_parse_job_id(const char *output, char *job_id, size_t job_id_size,
+                                 pw_error *err);
+
+/* The `powder submit` command: argv[1] is "submit". Prints its messages and returns the
+ * exit status (0 submitted or nothing to do, 1 the submission failed, 2 bad usage or
+ * input). Defined in main_submit.c. */
+int pw_main_submit(int argc, char **argv);
+
+#endif

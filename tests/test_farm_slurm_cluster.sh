@@ -1,0 +1,246 @@
+#!/usr/bin/env bash
+# Property: a shot handed to Slurm with `powder submit` (one simulation job, then a
+# render job array that depends on it) produces every EXR frame, and each is identical
+# to the frame of a local `powder run` of the same shot: every byte of every file equal
+# except the 8-byte value of the header attribute powder:renderSeconds, the only
+# wall-clock quantity Powder writes (rendering is deterministic for any thread count,
+# so the tolerance is zero). Caches must be byte-identical too. Then, with one EXR
+# deleted, one truncated (what a non-atomic writer killed mid-write would leave) and a
+# stale temporary file beside them, resubmission must plan only the damaged slice, no
+# simulation job, and complete the shot to the same frames.
+#
+# The cluster is real: slurmctld, slurmd and munged (Debian 12's slurm-wlm 22.05),
+# installed with apt-get when missing, run in the foreground from a scratch directory
+# with a minimal slurm.conf (one node, this machine, 2 CPUs; no systemd), and stopped
+# by the process ids this script started. SKIPPED (exit 0) when not root or when the
+# packages cannot be installed. Every wait is bounded.
+#
+# usage: bash test_farm_slurm_cluster.sh <powder binary> <source dir> <scratch dir>
+set -u
+powder=$1
+scratch=$3/farm_slurm_cluster
+t_test=$SECONDS
+
+skip() { echo "SKIPPED: $*"; exit 0; }
+die() {
+    echo "FAIL: $*"
+    for f in "$scratch"/log/*.log "$scratch"/shot/farm/farm/logs/*; do
+        [ -f "$f" ] && { echo "---- $f"; tail -n 20 "$f"; }
+    done
+    exit 1
+}
+
+[ "$(id -u)" = 0 ] || skip "not root (installing Slurm and running its daemons needs root)"
+
+# ---- 1. packages ---------------------------------------------------------------------
+need=""
+for p in slurmctld slurmd slurm-client munge; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+        need="$need $p"
+done
+if [ -n "$need" ]; then
+    echo "installing:$need"
+    export DEBIAN_FRONTEND=noninteractive
+    # The packages' own services must not start: this test runs its own daemons.
+    policy=/usr/sbin/policy-rc.d made_policy=0
+    if [ ! -e $policy ]; then
+        printf '#!/bin/sh\nexit 101\n' >$policy && chmod 755 $policy && made_policy=1
+    fi
+    # shellcheck disable=SC2086
+    timeout 240 apt-get update -qq && timeout 240 apt-get install -y -qq \
+        --no-install-recommends $need >"$3/farm_apt.log" 2>&1
+    rc=$?
+    [ $made_policy = 1 ] && rm -f $policy
+    [ $rc = 0 ] || skip "could not install$need (apt-get exit $rc, see $3/farm_apt.log)"
+fi
+for b in slurmctld slurmd munged sbatch squeue scontrol sinfo; do
+    command -v $b >/dev/null || skip "$b not found after installing the Slurm packages"
+done
+
+# ---- 2. scratch state, munge key, ports ----------------------------------------------
+rm -rf "$scratch"
+mkdir -p "$scratch"/{munge,state,spool,log,run,shot} || die "cannot create $scratch"
+chmod 700 "$scratch/munge"
+host=$(hostname -s)
+dd if=/dev/urandom of="$scratch/munge/munge.key" bs=1024 count=1 status=none
+chmod 400 "$scratch/munge/munge.key"
+
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+port=$((20000 + ($$ % 2000) * 4))
+for _ in 1 2 3 4 5 6 7 8; do
+    port_free $port && port_free $((port + 1)) && break
+    port=$((port + 4))
+done
+
+export SLURM_CONF=$scratch/slurm.conf
+cat >"$SLURM_CONF" <<EOF
+ClusterName=powdertest
+SlurmctldHost=$host(127.0.0.1)
+SlurmctldPort=$port
+SlurmdPort=$((port + 1))
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$scratch/munge/munge.socket
+StateSaveLocation=$scratch/state
+SlurmdSpoolDir=$scratch/spool
+SlurmctldPidFile=$scratch/run/slurmctld.pid
+SlurmdPidFile=$scratch/run/slurmd.pid
+SlurmctldLogFile=$scratch/log/slurmctld.log
+SlurmdLogFile=$scratch/log/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+SchedulerType=sched/backfill
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+MpiDefault=none
+SwitchType=switch/none
+ReturnToService=2
+MinJobAge=600
+KillWait=5
+SlurmctldTimeout=30
+SlurmdTimeout=30
+NodeName=$host NodeAddr=127.0.0.1 CPUs=2 RealMemory=500 State=UNKNOWN
+PartitionName=powder Nodes=$host Default=YES MaxTime=INFINITE State=UP
+EOF
+
+# ---- 3. daemons, stopped on every exit by the pids started here ----------------------
+pids=()
+stop_daemons() {
+    local pid k
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
+    for pid in "${pids[@]}"; do
+        for ((k = 0; k < 50; k++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+        kill -9 "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+    done
+}
+trap stop_daemons EXIT
+
+munged --foreground --force --socket="$scratch/munge/munge.socket" \
+    --key-file="$scratch/munge/munge.key" --pid-file="$scratch/run/munged.pid" \
+    --log-file="$scratch/log/munged.log" --seed-file="$scratch/munge/munged.seed" \
+    >"$scratch/log/munged.out" 2>&1 &
+pids+=($!)
+for ((k = 0; k < 50; k++)); do [ -S "$scratch/munge/munge.socket" ] && break; sleep 0.2; done
+[ -S "$scratch/munge/munge.socket" ] || die "munged did not create its socket in 10 s"
+
+slurmctld -D -i -f "$SLURM_CONF" >"$scratch/log/slurmctld.out" 2>&1 &
+pids+=($!)
+slurmd -D -f "$SLURM_CONF" -N "$host" >"$scratch/log/slurmd.out" 2>&1 &
+pids+=($!)
+state=""
+for ((k = 0; k < 120; k++)); do
+    state=$(timeout 5 sinfo -h -n "$host" -o %t 2>/dev/null)
+    [ "$state" = idle ] && break
+    for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null || die "daemon $pid exited"; done
+    sleep 0.5
+done
+[ "$state" = idle ] || die "node $host not idle within 60 s (state '$state')"
+echo "cluster up: $host, ports $port/$((port + 1)), after $((SECONDS - t_test)) s"
+
+# ---- 4. the tiny shot: local reference --------------------------------------------------
+cd "$scratch/shot" || die "cd"
+cat >tiny.json <<'EOF'
+{
+  "name": "tiny",
+  "comment": "about 500 particles, 4 frames, 32x18 at 4 spp: seconds",
+  "frames": {"start": 1, "end": 4, "fps": 24},
+  "sim": {
+    "h": 0.02,
+    "domain": {"min": [0, 0, 0], "max": [0.4, 0.4, 0.4]},
+    "materials": {"snow": {}},
+    "bodies": [{"material": "snow", "velocity": [0, -1, 0],
+                "shapes": [{"type": "sphere", "center": [0.2, 0.15, 0.2], "radius": 0.05}]}]
+  },
+  "render": {
+    "resolution": [32, 18], "spp": 4,
+    "camera": {"eye": [0.2, 0.2, 1.2], "target": [0.2, 0.12, 0.2]},
+    "lights": {"sky": {"radiance": [1, 1, 1]}}
+  }
+}
+EOF
+t0=$(date +%s.%N)
+"$powder" run tiny.json --output local --quiet || die "local powder run failed"
+t_local=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
+
+# ---- 5. the same shot on the cluster ---------------------------------------------------
+# Waits until every job given is out of the queue, then requires each (every array
+# task) to have completed.
+wait_jobs() { # wait_jobs SECONDS JOB...
+    local limit=$1 k left
+    shift
+    for ((k = 0; k < limit * 5; k++)); do
+        left=$(timeout 5 squeue -h -j "$(IFS=,; echo "$*")" -o %i 2>/dev/null | wc -l)
+        [ "$left" = 0 ] && break
+        sleep 0.2
+    done
+    [ "$left" = 0 ] || die "jobs $* still queued after $limit s"
+    local j states
+    for j in "$@"; do
+        states=$(scontrol -o show job "$j" | grep -o 'JobState=[A-Z_]*' | sort | uniq -c)
+        echo "job $j: $states"
+        echo "$states" | grep -v -q 'JobState=COMPLETED' && die "job $j did not complete: $states"
+    done
+    return 0
+}
+
+t0=$(date +%s.%N)
+ids=$("$powder" submit tiny.json --output farm --chunk 2 --quiet) || die "powder submit failed"
+read -r -d '' sim_job render_job <<<"$ids"
+[ -n "$sim_job" ] && [ -n "$render_job" ] || die "expected two job ids, got '$ids'"
+dep=$(scontrol -o show job "$render_job" | grep -o 'Dependency=[^ ]*' | head -n 1)
+echo "sim job $sim_job, render array $render_job ($dep)"
+case "$dep" in *afterok:"$sim_job"*) ;; *) die "render array does not depend on $sim_job: $dep" ;; esac
+wait_jobs 150 "$sim_job" "$render_job"
+t_farm=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
+
+# Compares frame f of two directories: every byte except renderSeconds' value.
+masked() { # masked EXR OUT
+    cp "$1" "$2" || return 1
+    local name="powder:renderSeconds" at
+    at=$(grep -obUaF "$name" "$2" | head -n 1 | cut -d: -f1)
+    [ -n "$at" ] || return 1
+    # name NUL "double" NUL int32 size, then the 8-byte value
+    dd if=/dev/zero of="$2" bs=1 seek=$((at + ${#name} + 1 + 7 + 4)) count=8 conv=notrunc \
+        status=none
+}
+check_frames() { # check_frames WHAT
+    local f a b
+    for f in 1 2 3 4; do
+        a=local/tiny.000$f.exr b=farm/tiny.000$f.exr
+        [ -f "$b" ] || die "$1: $b missing"
+        masked "$a" "$scratch/a.exr" && masked "$b" "$scratch/b.exr" || die "$1: cannot mask $b"
+        cmp -s "$scratch/a.exr" "$scratch/b.exr" || die "$1: $b differs from $a"
+        cmp -s local/cache/tiny.000$f.pwc farm/cache/tiny.000$f.pwc ||
+            die "$1: cache of frame $f differs"
+    done
+    echo "$1: 4 EXRs and 4 caches identical to the local run"
+}
+check_frames "first submission"
+logs=$(ls farm/farm/logs)
+for want in "tiny.sim.0001-0004.$sim_job.log" "tiny.render.0001-0002.${render_job}_0.log" \
+    "tiny.render.0003-0004.${render_job}_1.log"; do
+    echo "$logs" | grep -qxF "$want" || die "log $want missing (have: $logs)"
+done
+grep -q '^PROGRESS 100%$' "farm/farm/logs/tiny.render.0003-0004.${render_job}_1.log" ||
+    die "render task log has no plain 'PROGRESS 100%' line"
+
+# ---- 6. damage and resubmit ------------------------------------------------------------
+rm farm/tiny.0004.exr
+head -c 300 farm/tiny.0003.exr >farm/tiny.0003.exr.cut && mv farm/tiny.0003.exr.cut farm/tiny.0003.exr
+echo junk >farm/tiny.0004.exr.tmp.99999
+plan=$("$powder" submit tiny.json --output farm --chunk 2 --dry-run) || die "dry run failed"
+echo "$plan" | grep -qx '#SBATCH --array=1' || die "resubmission should run slice 1 only"
+echo "$plan" | grep -q 'simulation job' && die "resubmission should need no simulation job"
+render2=$("$powder" submit tiny.json --output farm --chunk 2 --quiet) || die "resubmit failed"
+wait_jobs 120 "$render2"
+check_frames "after resubmission"
+
+printf 'tiny shot (4 frames, 32x18, 4 spp): local powder run %.2f s, one-node Slurm %.2f s\n' \
+    "$t_local" "$t_farm"
+echo "farm_slurm_cluster: passed in $((SECONDS - t_test)) s"
