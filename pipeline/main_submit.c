@@ -182,7 +182,9 @@ int pw_main_submit(int argc, char **argv)
     } else {
         pw_submit_jobs jobs;
         if (pw_submit_plan_submit(plan, &jobs, &err) != PW_OK) {
-            rc = fail(&err);
+            /* The request was good; the scheduler or the disk was not. */
+            fprintf(stderr, "powder: %s\n", err.msg);
+            rc = EXIT_WORK;
             if (jobs.sim_job[0])
                 fprintf(stderr, "powder: simulation job %s is queued already (scancel %s "
                         "withdraws it)\n", jobs.sim_job, jobs.sim_job);
