@@ -12,6 +12,7 @@
 #include "mpm_internal.h"
 
 #define WALL_BAND 2.0 /* [h] width of the slip-wall band at the domain faces */
+#define PARTICLES_PER_THREAD 16384 /* below this, another thread costs more than it saves */
 
 static int grow_array(void **a, size_t n, size_t sz)
 {
@@ -203,6 +204,9 @@ static int volumes_pending(const pw_sim *s)
 
 pw_status pw_mpm_begin_step(pw_sim *s, pw_error *err)
 {
+    /* results do not depend on the thread count, so this is only about speed */
+    size_t useful = s->pt.n / PARTICLES_PER_THREAD + 1;
+    s->threads = useful < (size_t)s->threads_max ? (int)useful : s->threads_max;
     pw_status rc = reserve_step(s, err);
     if (rc == PW_OK) rc = pw_mpm_rebuild_grid(s, err); /* sort by block, weights of x^n */
     if (rc == PW_OK) rc = reserve_solve(s, err);

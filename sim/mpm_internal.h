@@ -37,7 +37,9 @@ typedef struct {
 
 struct pw_sim {
     pw_sim_params p;
-    int threads;
+    int threads_max;            /* from params (0 resolved to the OpenMP default) */
+    int threads;                /* used this step: fewer for small problems, where
+                                   fork/join costs more than the work */
     pw_colliders *colliders;
     pw_particles pt;
     pw_grid grid;

@@ -112,7 +112,8 @@ pw_sim *pw_sim_create(const pw_sim_params *p, pw_error *err)
         return NULL;
     }
     s->p = *p;
-    s->threads = p->threads > 0 ? p->threads : omp_get_max_threads();
+    s->threads_max = p->threads > 0 ? p->threads : omp_get_max_threads();
+    s->threads = s->threads_max;
     s->colliders = pw_colliders_create(p->h, err);
     if (!s->colliders) {
         free(s);

@@ -110,12 +110,15 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
         r[i] = project(v3_scale(Ar[i], -beta_dt2 * s->inv_sqrt_m[i]), g->fixed[i]);
         p[i] = r[i];
     }
-    apply_operator(s, beta_dt2, r, Ar);
-#pragma omp parallel for schedule(static) num_threads(s->threads)
-    for (long i = 0; i < nl; i++) Ap[i] = Ar[i];
-    double rAr = dot(s, r, Ar, nn);
     double r_norm = sqrt(dot(s, r, r, nn));
     double goal = s->p.cr_tolerance * b_norm;
+    double rAr = 0;
+    if (r_norm > goal) { /* (a rigid motion has H v* = 0 and needs no iteration) */
+        apply_operator(s, beta_dt2, r, Ar);
+#pragma omp parallel for schedule(static) num_threads(s->threads)
+        for (long i = 0; i < nl; i++) Ap[i] = Ar[i];
+        rAr = dot(s, r, Ar, nn);
+    }
 
     int k = 0;
     while (r_norm > goal) {

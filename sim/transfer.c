@@ -64,9 +64,10 @@ static inline mat3 gather_gradient(const vec3 *a, const uint32_t idx[64], const 
 static void scatter_matrices(pw_sim *s, const mat3 *Mp, double sign, vec3 *out)
 {
     const pw_grid *g = &s->grid;
+#pragma omp parallel num_threads(s->threads)
     for (int colour = 0; colour < 8; colour++) {
         long lo = (long)g->colour_start[colour], hi = (long)g->colour_start[colour + 1];
-#pragma omp parallel for schedule(dynamic, 4) num_threads(s->threads)
+#pragma omp for schedule(dynamic, 2)
         for (long j = lo; j < hi; j++) {
             uint32_t home = g->colour_order[j];
             uint32_t idx[64];
@@ -176,9 +177,10 @@ void pw_mpm_p2g(pw_sim *s)
         g->m[i] = 0;
         g->v[i] = v3_zero();
     }
+#pragma omp parallel num_threads(s->threads)
     for (int colour = 0; colour < 8; colour++) {
         long lo = (long)g->colour_start[colour], hi = (long)g->colour_start[colour + 1];
-#pragma omp parallel for schedule(dynamic, 4) num_threads(s->threads)
+#pragma omp for schedule(dynamic, 2)
         for (long j = lo; j < hi; j++) {
             uint32_t home = g->colour_order[j];
             uint32_t idx[64];
