@@ -12,7 +12,6 @@
 #include "mpm_internal.h"
 
 #define WALL_BAND 2.0 /* [h] width of the slip-wall band at the domain faces */
-#define PARTICLES_PER_THREAD 16384 /* below this, another thread costs more than it saves */
 
 static int grow_array(void **a, size_t n, size_t sz)
 {
@@ -82,36 +81,45 @@ static pw_status check_particles(const pw_sim *s, pw_error *err)
                    s->steps, s->t, s->pt.id[p], what, v.x, v.y, v.z);
 }
 
-/* The first particle (lowest index) whose stencil reads a non-finite node of a,
- * or n: the particle a grid blow-up is reported against. */
-static size_t particle_at_nonfinite_node(const pw_sim *s, const vec3 *a)
+/* 1 when particle p's stencil reads a non-finite node of a. */
+static int node_nonfinite(const pw_sim *s, size_t p, const vec3 *a)
 {
     const pw_grid *g = &s->grid;
-    for (size_t p = 0; p < s->pt.n; p++) {
-        const pw_pstep *q = &s->ps[p];
-        const uint32_t *nb = g->nbr[q->home];
-        for (int k = 0; k < 64; k++) {
-            int ox = q->off[0] + (k & 3), oy = q->off[1] + ((k >> 2) & 3), oz = q->off[2] + (k >> 4);
-            size_t i = nb[(ox >> 2) | ((oy >> 2) << 1) | ((oz >> 2) << 2)] * (size_t)PW_BLOCK_NODES +
-                       (size_t)((ox & 3) | ((oy & 3) << 2) | ((oz & 3) << 4));
-            if (!v3_isfinite(a[i])) return p;
-        }
+    const pw_pstep *q = &s->ps[p];
+    const uint32_t *nb = g->nbr[q->home];
+    for (int k = 0; k < 64; k++) {
+        int ox = q->off[0] + (k & 3), oy = q->off[1] + ((k >> 2) & 3), oz = q->off[2] + (k >> 4);
+        size_t i = nb[(ox >> 2) | ((oy >> 2) << 1) | ((oz >> 2) << 2)] * (size_t)PW_BLOCK_NODES +
+                   (size_t)((ox & 3) | ((oy & 3) << 2) | ((oz & 3) << 4));
+        if (!v3_isfinite(a[i])) return 1;
     }
-    return s->pt.n;
+    return 0;
 }
 
-/* Names the particle behind a non-finite grid field after a failed solve or update. */
+/* Names the particle behind a non-finite grid field after a failed solve or update:
+ * among the particles whose stencils read a non-finite node, the stiffest (hardened
+ * mu + lambda), which is where an overflow starts; the stiffest overall if the
+ * breakdown left no non-finite node. */
 static pw_status grid_failure(const pw_sim *s, const vec3 *const *fields, int n_fields,
                               pw_error *err)
 {
-    size_t p = s->pt.n;
-    for (int f = 0; f < n_fields && p == s->pt.n; f++) p = particle_at_nonfinite_node(s, fields[f]);
-    if (p == s->pt.n) p = 0; /* the breakdown is global: report the first particle */
-    if (s->pt.n == 0) {
+    size_t best = s->pt.n;
+    double best_k = -1;
+    for (int pass = 0; pass < 2 && best == s->pt.n; pass++)
+        for (size_t p = 0; p < s->pt.n; p++) {
+            int touched = pass == 1;
+            for (int f = 0; f < n_fields && !touched; f++) touched = node_nonfinite(s, p, fields[f]);
+            double k = s->fcr[p].mu + s->fcr[p].lambda;
+            if (touched && (k > best_k || best == s->pt.n)) {
+                best = p;
+                best_k = k;
+            }
+        }
+    if (best == s->pt.n) {
         pw_error_prefix(err, "sim step %" PRIu64 " (t = %.9g s)", s->steps, s->t);
     } else {
-        pw_error_prefix(err, "sim step %" PRIu64 " (t = %.9g s): particle %u (mu0 %g Pa)",
-                        s->steps, s->t, s->pt.id[p], s->pt.mu0[p]);
+        pw_error_prefix(err, "sim step %" PRIu64 " (t = %.9g s): particle %u (mu %g Pa, stiffest "
+                        "near the blow-up)", s->steps, s->t, s->pt.id[best], s->fcr[best].mu);
     }
     if (err) err->code = PW_ENUMERIC;
     return PW_ENUMERIC;
@@ -205,7 +213,7 @@ static int volumes_pending(const pw_sim *s)
 pw_status pw_mpm_begin_step(pw_sim *s, pw_error *err)
 {
     /* results do not depend on the thread count, so this is only about speed */
-    size_t useful = s->pt.n / PARTICLES_PER_THREAD + 1;
+    size_t useful = s->pt.n / s->particles_per_thread + 1;
     s->threads = useful < (size_t)s->threads_max ? (int)useful : s->threads_max;
     pw_status rc = reserve_step(s, err);
     if (rc == PW_OK) rc = pw_mpm_rebuild_grid(s, err); /* sort by block, weights of x^n */
@@ -240,7 +248,7 @@ static pw_status substep(pw_sim *s, double dt, pw_error *err)
     size_t bad = pw_mpm_update_deformation(s, dt);    /* 7. Fe, Fp, eqs. 11-12           */
     if (bad < s->pt.n) {
         const vec3 *fields[] = {s->grid.v};
-        if (particle_at_nonfinite_node(s, s->grid.v) < s->pt.n) {
+        if (node_nonfinite(s, bad, s->grid.v)) {
             pw_fail(err, PW_ENUMERIC, "non-finite grid velocity");
             return grid_failure(s, fields, 1, err);
         }
@@ -273,8 +281,13 @@ pw_status pw_sim_advance_to(pw_sim *s, double t_end, pw_sim_progress_fn progress
     if (!isfinite(t_end) || t_end < s->t)
         return pw_fail(err, PW_EINVAL, "sim: target time %.9g s is before the current time %.9g s",
                        t_end, s->t);
+    if (s->failed)
+        return pw_fail(err, PW_ENUMERIC, "sim: a previous step failed; the state is unusable");
     pw_status rc = check_particles(s, err);
-    if (rc != PW_OK) return rc;
+    if (rc != PW_OK) {
+        s->failed = 1;
+        return rc;
+    }
     while (s->t < t_end) {
         /* CFL: dt <= cfl h / max|v_p|, bounded by dt_max; the last step lands on t_end
          * (a step within 1e-6 of the remainder is stretched so no sliver step follows) */
@@ -285,7 +298,10 @@ pw_status pw_sim_advance_to(pw_sim *s, double t_end, pw_sim_progress_fn progress
         int last = remaining <= dt * (1 + 1e-6);
         if (last) dt = remaining;
         rc = substep(s, dt, err);
-        if (rc != PW_OK) return rc;
+        if (rc != PW_OK) {
+            s->failed = 1;
+            return rc;
+        }
         s->t = last ? t_end : s->t + dt;
         if (progress) progress(user, s->t, t_end);
     }

@@ -40,9 +40,12 @@ struct pw_sim {
     int threads_max;            /* from params (0 resolved to the OpenMP default) */
     int threads;                /* used this step: fewer for small problems, where
                                    fork/join costs more than the work */
+    size_t particles_per_thread;   /* that threshold (tests lower it) */
     pw_colliders *colliders;
     pw_particles pt;
     pw_grid grid;
+
+    int failed;                 /* a step stopped with an error: state is not saved */
 
     /* clock and counters */
     double t;                   /* [s] */

@@ -114,6 +114,7 @@ pw_sim *pw_sim_create(const pw_sim_params *p, pw_error *err)
     s->p = *p;
     s->threads_max = p->threads > 0 ? p->threads : omp_get_max_threads();
     s->threads = s->threads_max;
+    s->particles_per_thread = 16384; /* below this, another thread costs more than it saves */
     s->colliders = pw_colliders_create(p->h, err);
     if (!s->colliders) {
         free(s);

@@ -38,6 +38,9 @@ pw_status pw_sim_save(const pw_sim *s, const char *path, int64_t frame, uint64_t
                       pw_error *err)
 {
     const pw_particles *pt = &s->pt;
+    if (s->failed)
+        return pw_fail(err, PW_ENUMERIC, "%s: not written: the simulation stopped with an error",
+                       path);
     pw_cache_attr attrs[N_ATTRS + 1];
     double *Jp = malloc((pt->n ? pt->n : 1) * sizeof *Jp);
     if (!Jp) return pw_fail(err, PW_ENOMEM, "%s: cannot allocate Jp for %zu particles", path, pt->n);
@@ -142,6 +145,7 @@ pw_status pw_sim_load(pw_sim *s, const char *path, pw_error *err)
         memcpy(*field_of(pt, &ATTRS[k]), pw_cache_find(&f, ATTRS[k].name)->data, f.count * sz);
     }
     pt->n = (size_t)f.count;
+    s->failed = 0;
     s->t = f.time;
     s->steps = f.step;
     s->dt_last = pw_cache_global_get(&f, "dt_last", 0);
