@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export.h"
 #include "frames.h"
 #include "progress.h"
 #include "pw_cache.h"
@@ -40,6 +41,7 @@ static const char *const usage_text =
     "  turntable scene.json  orbit the camera around one frame (--frame N --steps K)\n"
     "  info FILE             print a cache file's header, attributes, sizes and ratio\n"
     "  png FILE.exr...       write tone-mapped sRGB PNG previews next to EXR files\n"
+    "  export vdb|ply scene.json  density as OpenVDB or particles as PLY, per cached frame\n"
     "  submit scene.json     hand the shot to a Slurm cluster (sim job, render job array)\n"
     "\n"
     "common options:\n"
@@ -468,6 +470,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(argv[1], "submit")) return pw_main_submit(argc, argv);
+    if (!strcmp(argv[1], "export")) return pw_main_export(argc, argv);
     options o = {0};
     o.command = argv[1];
     static const char *const commands[] = {"run", "sim", "render", "turntable", "info", "png", NULL};

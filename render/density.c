@@ -266,6 +266,48 @@ pw_status pw_density_bounds(const pw_density *d, vec3 *lo, vec3 *hi)
 
 double pw_density_total_mass(const pw_density *d) { return d ? d->total_mass : 0.0; }
 
+double pw_density_spacing(const pw_density *d) { return d ? d->h : 0.0; }
+
+double pw_density_node(const pw_density *d, int i, int j, int k)
+{
+    if (!d || d->nbricks == 0) return 0.0;
+    int n[3] = {i, j, k}, b[3], l[3];
+    for (int a = 0; a < 3; a++) {
+        if (fabs((double)n[a]) > MAX_NODE_COORD) return 0.0;
+        b[a] = floor_div(n[a], PW_BRICK);
+        l[a] = n[a] - b[a] * PW_BRICK;
+        b[a] -= d->blo[a];
+        if (b[a] < 0 || b[a] >= d->bdim[a]) return 0.0;
+    }
+    int32_t s = d->slot[pw_density_cell(d, b[0], b[1], b[2])];
+    if (s < 0) return 0.0;
+    return d->rho[(size_t)s * PW_BRICK_SIZE + (l[2] * PW_BRICK_NODES + l[1]) * PW_BRICK_NODES +
+                  l[0]];
+}
+
+void pw_density_visit(const pw_density *d, pw_density_node_fn fn, void *user)
+{
+    if (!d || d->nbricks == 0) return;
+    for (int bz = 0; bz < d->bdim[2]; bz++)
+        for (int by = 0; by < d->bdim[1]; by++)
+            for (int bx = 0; bx < d->bdim[0]; bx++) {
+                int32_t s = d->slot[pw_density_cell(d, bx, by, bz)];
+                if (s < 0) continue;
+                const double *r = d->rho + (size_t)s * PW_BRICK_SIZE;
+                int n0[3] = {(d->blo[0] + bx) * PW_BRICK, (d->blo[1] + by) * PW_BRICK,
+                             (d->blo[2] + bz) * PW_BRICK};
+                /* the far faces (index 8) are the next brick's own nodes, and the brick
+                 * owning any node a kernel touches is occupied: each node once */
+                for (int k = 0; k < PW_BRICK; k++)
+                    for (int j = 0; j < PW_BRICK; j++)
+                        for (int i = 0; i < PW_BRICK; i++) {
+                            int ijk[3] = {n0[0] + i, n0[1] + j, n0[2] + k};
+                            vec3 x = v3(ijk[0] * d->h, ijk[1] * d->h, ijk[2] * d->h);
+                            fn(user, ijk, x, r[(k * PW_BRICK_NODES + j) * PW_BRICK_NODES + i]);
+                        }
+            }
+}
+
 /* ---- lookup ------------------------------------------------------------------ */
 
 double pw_density_lookup(const pw_density *d, vec3 x)

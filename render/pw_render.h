@@ -73,6 +73,23 @@ pw_status pw_density_bounds(const pw_density *d, vec3 *lo, vec3 *hi);
 /* sum_i rho_i h^3 over the grid [kg]; equals the particles' total mass to rounding. */
 double pw_density_total_mass(const pw_density *d);
 
+/* Node spacing h [m] of the grid (h_sim / subdiv); node (i, j, k) sits at world
+ * (i h, j h, k h). */
+double pw_density_spacing(const pw_density *d);
+
+/* Density [kg/m^3] of node (i, j, k) itself (no interpolation); 0 outside occupied
+ * bricks. */
+double pw_density_node(const pw_density *d, int i, int j, int k);
+
+/* Called once per node: integer node index ijk, its world position x = ijk h [m] and
+ * its density rho [kg/m^3]. */
+typedef void (*pw_density_node_fn)(void *user, const int ijk[3], vec3 x, double rho);
+
+/* Visits every node of every occupied brick exactly once (zeros included; nodes outside
+ * occupied bricks are 0 and are not visited), bricks in table order, x fastest within
+ * a brick. For exporters that copy the grid into another format. Single-threaded. */
+void pw_density_visit(const pw_density *d, pw_density_node_fn fn, void *user);
+
 /* ---- camera ---------------------------------------------------------------- */
 
 /* Camera matrices for EXR metadata, row-major 4x4 in the OpenEXR (Imath) row-vector

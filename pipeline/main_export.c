@@ -1,0 +1,290 @@
+/* main_export.c — `powder export vdb|ply`: the command (options, messages, exit status,
+ * as in main.c) and the per-frame density export it drives. See export.h.
+ *
+ * Paths: caches are read where `powder sim` wrote them (the scene's cache pattern, or
+ * DIR/cache/ with --output DIR); exports go beside the EXR frames, named like them with
+ * .vdb or .ply instead of .exr (DIR/<name>.####.vdb with --output DIR). */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "export.h"
+#include "frames.h"
+#include "pw_cache.h"
+#include "pw_file.h"
+#include "pw_render.h"
+#include "scene.h"
+#ifdef POWDER_HAVE_VDB
+#include "export_vdb.h"
+#endif
+
+enum { EXIT_WORK = 1, EXIT_USAGE = 2 };
+
+#ifndef POWDER_HAVE_VDB
+static const char *const no_vdb_text =
+    "this build has no OpenVDB support (cmake -DPOWDER_VDB=ON with libopenvdb-dev)";
+#endif
+
+/* ---- density grid -> VDB ----------------------------------------------------- */
+
+#ifdef POWDER_HAVE_VDB
+
+typedef struct {
+    size_t n, cap;
+    int32_t *ijk;
+    float *rho;   /* [kg/m^3] */
+    int failed;   /* allocation failed or a value overflowed float32 */
+} voxel_list;
+
+/* pw_density_node_fn: keeps the nonzero nodes; VDB's background (0) stands for the rest. */
+static void collect_voxel(void *user, const int ijk[3], vec3 x, double rho)
+{
+    (void)x;
+    voxel_list *L = user;
+    if (L->failed || !(rho > 0)) return;
+    if (!(rho <= FLT_MAX)) {
+        L->failed = 2;
+        return;
+    }
+    float f = (float)rho;
+    if (f == 0) return; /* below float32's smallest subnormal: background */
+    if (L->n == L->cap) {
+        size_t cap = L->cap ? 2 * L->cap : 4096;
+        int32_t *a = realloc(L->ijk, 3 * cap * sizeof *a);
+        if (a) L->ijk = a;
+        float *b = a ? realloc(L->rho, cap * sizeof *b) : NULL;
+        if (b) L->rho = b;
+        if (!a || !b) {
+            L->failed = 1;
+            return;
+        }
+        L->cap = cap;
+    }
+    for (int k = 0; k < 3; k++) L->ijk[3 * L->n + k] = ijk[k];
+    L->rho[L->n++] = f;
+}
+#endif
+
+pw_status pw_export_vdb_density(const char *vdb_path, const pw_density *d,
+                                const pw_export_meta *meta, size_t *n_voxels, pw_error *err)
+{
+#ifndef POWDER_HAVE_VDB
+    (void)d, (void)meta, (void)n_voxels;
+    return pw_fail(err, PW_EUNSUPPORTED, "%s: %s", vdb_path, no_vdb_text);
+#else
+    voxel_list L = {0};
+    pw_density_visit(d, collect_voxel, &L);
+    pw_status rc = PW_OK;
+    if (L.failed == 1)
+        rc = pw_fail(err, PW_ENOMEM, "%s: out of memory (%zu voxels)", vdb_path, L.n);
+    else if (L.failed == 2)
+        rc = pw_fail(err, PW_ENUMERIC, "%s: a density exceeds the float32 range", vdb_path);
+    if (rc == PW_OK) rc = pw_mkdir_parent(vdb_path, err);
+    if (rc == PW_OK)
+        rc = pw_export_vdb(vdb_path, pw_density_spacing(d), L.n, L.ijk, L.rho,
+                           meta ? meta->scene : NULL, meta ? meta->frame : 0,
+                           meta ? meta->time : 0.0, err);
+    if (rc == PW_OK && n_voxels) *n_voxels = L.n;
+    free(L.ijk);
+    free(L.rho);
+    return rc;
+#endif
+}
+
+/* ---- command line ----------------------------------------------------------------- */
+
+typedef struct {
+    const char *format;   /* "vdb" or "ply" */
+    const char *scene, *frames, *output;
+    int quiet, help;
+} export_options;
+
+static const char *const help_text =
+    "usage: powder export vdb|ply scene.json [--frames SPEC] [--output DIR] [--quiet]\n"
+    "\n"
+    "Writes files that Houdini, Blender and Nuke open directly, one per cached frame:\n"
+    "  vdb  the stage-2 density (as rendered, render.subdiv applied) as an OpenVDB\n"
+    "       FloatGrid named 'density' [kg/m^3]; voxel (i,j,k) is centred at (i,j,k)*h\n"
+    "  ply  the particles as binary little-endian PLY: x y z [m], vx vy vz [m/s],\n"
+    "       density [kg/m^3] = m / (V0 det(Fe) Jp), jp = det(Fp)\n"
+    "World space of the scene, Y up, metres. Caches come from `powder sim`; the files go\n"
+    "beside the EXR frames (<name>.####.vdb/.ply), under DIR with --output DIR (which\n"
+    "also reads the caches from DIR/cache, as `powder sim --output DIR` wrote them).\n";
+
+static int parse(int argc, char **argv, export_options *o)
+{
+    memset(o, 0, sizeof *o);
+    int n_pos = 0;
+    for (int a = 2; a < argc; a++) {
+        const char *arg = argv[a], *eq = strchr(arg, '='), *value = NULL;
+        if (arg[0] != '-' || !arg[1]) {
+            if (n_pos == 0) o->format = arg;
+            else if (n_pos == 1) o->scene = arg;
+            else {
+                fprintf(stderr, "powder export: too many arguments ('%s')\n", arg);
+                return 0;
+            }
+            n_pos++;
+            continue;
+        }
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
+        int needs = !strcmp(name, "--frames") || !strcmp(name, "--output");
+        if (needs) {
+            if (eq) value = eq + 1;
+            else if (a + 1 < argc) value = argv[++a];
+            else {
+                fprintf(stderr, "powder export: %s needs a value\n", name);
+                return 0;
+            }
+        } else if (eq) {
+            fprintf(stderr, "powder export: %s takes no value\n", name);
+            return 0;
+        }
+        if (!strcmp(name, "--help") || !strcmp(name, "-h")) o->help = 1;
+        else if (!strcmp(name, "--quiet") || !strcmp(name, "-q")) o->quiet = 1;
+        else if (!strcmp(name, "--frames")) o->frames = value;
+        else if (!strcmp(name, "--output")) o->output = value;
+        else {
+            fprintf(stderr, "powder export: unknown option '%s' (see powder export --help)\n",
+                    arg);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int fail(const pw_error *err)
+{
+    fprintf(stderr, "powder: %s\n", err->msg);
+    return (err->code == PW_EINVAL || err->code == PW_EFORMAT || err->code == PW_EUNSUPPORTED)
+               ? EXIT_USAGE
+               : EXIT_WORK;
+}
+
+/* The export pattern: the frame pattern with its .exr replaced by .ext. */
+static pw_status export_pattern(const pw_scene *sc, const char *ext, char *out, size_t n,
+                                pw_error *err)
+{
+    const char *fp = sc->frame_pattern;
+    size_t len = strlen(fp);
+    int strip = len > 4 && !strcmp(fp + len - 4, ".exr") ? 4 : 0;
+    return pw_path_format(out, n, err, "%.*s.%s", (int)(len - (size_t)strip), fp, ext);
+}
+
+/* Checks that the cache of frame f exists and belongs to this simulation setup. */
+static pw_status check_cache(const pw_scene *sc, const char *path, int f, pw_cache_info *info,
+                             pw_error *err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return pw_fail(err, PW_EINVAL, "%s: no cache for frame %d (run `powder sim %s` first)",
+                       path, f, sc->path);
+    pw_status rc = pw_cache_stat(path, info, err);
+    if (rc != PW_OK) return rc;
+    if (info->sim_hash != sc->sim_hash)
+        return pw_fail(err, PW_EINVAL, "%s: written by a different simulation setup than %s "
+                       "(sim hash %016llx, scene %016llx); re-simulate with `powder sim --force`",
+                       path, sc->path, (unsigned long long)info->sim_hash,
+                       (unsigned long long)sc->sim_hash);
+    return PW_OK;
+}
+
+/* Stage 2 of one frame, written as VDB. */
+static pw_status export_vdb_frame(const pw_scene *sc, const char *cache, const char *out,
+                                  const pw_export_meta *meta, size_t *n_voxels, pw_error *err)
+{
+    static const char *const names[] = {"x", "m"};
+    pw_cache_frame cf;
+    pw_status rc = pw_cache_read(cache, names, 2, &cf, err);
+    if (rc != PW_OK) return rc;
+    const pw_cache_attr *x = pw_cache_find(&cf, "x"), *m = pw_cache_find(&cf, "m");
+    if (x->type != PW_F64 || x->components != 3 || m->type != PW_F64 || m->components != 1) {
+        pw_cache_frame_free(&cf);
+        return pw_fail(err, PW_EFORMAT, "%s: attributes x/m are not float64 vec3/scalar", cache);
+    }
+    pw_density *d = pw_density_rasterize(x->data, m->data, (size_t)cf.count, cf.h,
+                                         sc->render.subdiv > 0 ? sc->render.subdiv : 1, err);
+    pw_cache_frame_free(&cf);
+    if (!d) return err ? err->code : PW_ENOMEM;
+    rc = pw_export_vdb_density(out, d, meta, n_voxels, err);
+    pw_density_destroy(d);
+    return rc;
+}
+
+static int run_export(const export_options *o, pw_scene *sc)
+{
+    pw_error err = {0};
+    if (pw_scene_load(o->scene, sc, &err) != PW_OK) return fail(&err);
+    if (o->output &&
+        (pw_path_format(sc->cache_pattern, sizeof sc->cache_pattern, &err, "%s/cache/%s.####.pwc",
+                        o->output, sc->name) != PW_OK ||
+         pw_path_format(sc->frame_pattern, sizeof sc->frame_pattern, &err, "%s/%s.####.exr",
+                        o->output, sc->name) != PW_OK))
+        return fail(&err);
+    int vdb = !strcmp(o->format, "vdb");
+    char pattern[4096];
+    if (export_pattern(sc, vdb ? "vdb" : "ply", pattern, sizeof pattern, &err) != PW_OK)
+        return fail(&err);
+    pw_frame_list fl;
+    pw_status st = o->frames ? pw_frames_parse(o->frames, sc->frame_start, sc->frame_end, &fl, &err)
+                             : pw_frames_range(sc->frame_start, sc->frame_end, &fl, &err);
+    if (st != PW_OK) return fail(&err);
+    for (int k = 0; k < fl.count && st == PW_OK; k++) {
+        int f = fl.frames[k];
+        char cache[4096], out[4096];
+        pw_cache_info info;
+        size_t n = 0;
+        if ((st = pw_frame_path(sc->cache_pattern, f, cache, sizeof cache, &err)) != PW_OK ||
+            (st = pw_frame_path(pattern, f, out, sizeof out, &err)) != PW_OK ||
+            (st = check_cache(sc, cache, f, &info, &err)) != PW_OK)
+            break;
+        pw_export_meta meta = {sc->name, f, info.time};
+        st = vdb ? export_vdb_frame(sc, cache, out, &meta, &n, &err)
+                 : pw_export_ply_frame(cache, out, &meta, &n, &err);
+        struct stat sb;
+        if (st == PW_OK && !o->quiet)
+            printf("powder: %s (%zu %s, %lld bytes)\n", out, n, vdb ? "voxels" : "particles",
+                   stat(out, &sb) == 0 ? (long long)sb.st_size : -1LL);
+    }
+    pw_frame_list_free(&fl);
+    return st == PW_OK ? 0 : fail(&err);
+}
+
+int pw_main_export(int argc, char **argv)
+{
+    export_options o;
+    if (!parse(argc, argv, &o)) return EXIT_USAGE;
+    if (o.help) {
+        fputs(help_text, stdout);
+        return 0;
+    }
+    if (!o.format || (strcmp(o.format, "vdb") && strcmp(o.format, "ply"))) {
+        fprintf(stderr, "powder export: expected a format, vdb or ply (%s); see powder export "
+                "--help\n", o.format ? o.format : "none given");
+        return EXIT_USAGE;
+    }
+#ifndef POWDER_HAVE_VDB
+    if (!strcmp(o.format, "vdb")) {
+        fprintf(stderr, "powder export: %s\n", no_vdb_text);
+        return EXIT_USAGE;
+    }
+#endif
+    if (!o.scene) {
+        fprintf(stderr, "powder export: a scene file is required (see powder export --help)\n");
+        return EXIT_USAGE;
+    }
+    /* A scene is a few megabytes: it lives on the heap, never on the stack. */
+    pw_scene *sc = calloc(1, sizeof *sc);
+    if (!sc) {
+        fprintf(stderr, "powder: out of memory\n");
+        return EXIT_WORK;
+    }
+    int rc = run_export(&o, sc);
+    free(sc);
+    return rc;
+}
