@@ -241,6 +241,58 @@ render2=$("$powder" submit tiny.json --output farm --chunk 2 --quiet) || die "re
 wait_jobs 120 "$render2"
 check_frames "after resubmission"
 
+
+# ---- 7. --render-only with a slow look, cancelled by the scheduler mid-frame ---------
+# A frame of this look takes a few seconds, so scancel right after a task's first frame
+# lands hits its second frame while it renders. Every EXR under a final name must then
+# be complete (identical to the local reference), and resubmitting must finish the rest.
+spp=4096
+[ -n "${POWDER_SANITIZED:-}" ] && spp=1024
+printf '{"render": {"resolution": [32, 18], "spp": %d, "camera": {"eye": [0.2, 0.2, 1.2],
+ "target": [0.2, 0.12, 0.2]}, "lights": {"sky": {"radiance": [1, 1, 1]}}}}\n' $spp >slow.json
+mkdir -p local_slow farm_slow && cp -r local/cache local_slow/ && cp -r farm/cache farm_slow/
+"$powder" render tiny.json --output local_slow --look slow.json --quiet ||
+    die "local render of the slow look failed"
+ids=$("$powder" submit tiny.json --output farm_slow --look slow.json --render-only --chunk 2 \
+    --quiet) || die "render-only submit failed"
+[ "$(echo "$ids" | wc -l)" = 1 ] || die "render-only submitted more than one job: $ids"
+slow_job=$ids
+log0=farm_slow/farm/logs/tiny.render.0001-0002.${slow_job}_0.log
+for ((k = 0; k < 600; k++)); do
+    grep -q '^render: frame 1:' "$log0" 2>/dev/null && break
+    sleep 0.1
+done
+grep -q '^render: frame 1:' "$log0" || die "slow task 0 did not finish frame 1 within 60 s"
+scancel "$slow_job" || die "scancel $slow_job failed"
+for ((k = 0; k < 300; k++)); do
+    [ "$(timeout 5 squeue -h -j "$slow_job" | wc -l)" = 0 ] && break
+    sleep 0.2
+done
+grep -q 'CANCELLED' farm_slow/farm/logs/tiny.render."${slow_job}"_0.slurm.log ||
+    die "the task's .slurm.log does not report the cancellation"
+n_final=0
+for f in 1 2 3 4; do
+    b=farm_slow/tiny.000$f.exr
+    [ -e "$b" ] || continue
+    n_final=$((n_final + 1))
+    masked local_slow/tiny.000$f.exr "$scratch/a.exr" && masked "$b" "$scratch/b.exr" &&
+        cmp -s "$scratch/a.exr" "$scratch/b.exr" || die "cancelled task left a damaged $b"
+done
+plan=$("$powder" submit tiny.json --output farm_slow --look slow.json --render-only --chunk 2 \
+    --dry-run) || die "dry run after the cancellation failed"
+echo "$plan" | grep -q '^#SBATCH --array=' ||
+    die "the cancellation interrupted nothing (tasks too fast for this test)"
+echo "cancelled mid-frame: $n_final of 4 EXRs complete, $(ls farm_slow | grep -c '\.tmp\.') temporary files"
+slow2=$("$powder" submit tiny.json --output farm_slow --look slow.json --render-only --chunk 2 \
+    --quiet) || die "resubmission after the cancellation failed"
+wait_jobs 150 "$slow2"
+for f in 1 2 3 4; do
+    masked local_slow/tiny.000$f.exr "$scratch/a.exr" &&
+        masked farm_slow/tiny.000$f.exr "$scratch/b.exr" && cmp -s "$scratch/a.exr" "$scratch/b.exr" ||
+        die "after resubmission, farm_slow/tiny.000$f.exr differs from the local render"
+done
+echo "after resubmission: 4 EXRs of the slow look identical to the local render"
+
 printf 'tiny shot (4 frames, 32x18, 4 spp): local powder run %.2f s, one-node Slurm %.2f s\n' \
     "$t_local" "$t_farm"
 echo "farm_slurm_cluster: passed in $((SECONDS - t_test)) s"
