@@ -26,6 +26,7 @@ typedef struct {
     int n_positional;
     const char *frames, *look, *output;
     int threads, quiet, force, resume, png, help;
+    int beauty; /* 'h' --half, 'f' --float, 0: the scene's render.beauty */
     int frame, steps, spp, width_px, height_px;
     double radius, elevation_deg, exposure;
 } options;
@@ -56,11 +57,12 @@ static void command_help(const char *cmd)
 {
     if (!strcmp(cmd, "run"))
         printf("usage: powder run [scene.json] [--frames SPEC] [--threads N] [--quiet]\n"
-               "                  [--force] [--png] [--output DIR]\n\n"
+               "                  [--force] [--png] [--half|--float] [--output DIR]\n\n"
                "Simulates the shot (continuing from the last complete cache), then renders every\n"
                "frame whose EXR is missing. --force recomputes everything; --png writes PNG\n"
                "previews beside the EXR frames; --output DIR puts caches and frames under DIR.\n"
-               "Without a scene, runs the built-in default shot.\n");
+               "Without a scene, runs the built-in default shot. --half/--float store the\n"
+               "beauty RGBA as half or float (default: the scene's render.beauty).\n");
     else if (!strcmp(cmd, "sim"))
         printf("usage: powder sim scene.json [--frames SPEC] [--threads N] [--quiet] [--force]\n"
                "                 [--resume] [--output DIR]\n\n"
@@ -69,11 +71,13 @@ static void command_help(const char *cmd)
                "the default); --force starts from the first frame.\n");
     else if (!strcmp(cmd, "render"))
         printf("usage: powder render scene.json [--look other.json] [--frames SPEC] [--threads N]\n"
-               "                    [--quiet] [--resume] [--png] [--output DIR]\n\n"
+               "                    [--quiet] [--resume] [--png] [--half|--float]\n"
+               "                    [--output DIR]\n\n"
                "Renders existing caches to EXR frames. --look takes camera, lights, medium,\n"
                "surfaces and render settings from another file (a file with only a \"render\"\n"
                "section is enough); its frames go to a subdirectory named after the look file.\n"
-               "--resume skips frames whose EXR already exists and reads back.\n");
+               "--resume skips frames whose EXR already exists and reads back. --half/--float\n"
+               "store the beauty RGBA as half or float (depth.Z is always float).\n");
     else if (!strcmp(cmd, "turntable"))
         printf("usage: powder turntable scene.json [--frame N] [--steps K] [--radius M]\n"
                "                       [--elevation DEG] [--spp N] [--resolution WxH]\n"
@@ -154,6 +158,7 @@ static int parse_options(int argc, char **argv, options *o)
         else if (!strcmp(name, "--force")) o->force = 1;
         else if (!strcmp(name, "--resume")) o->resume = 1;
         else if (!strcmp(name, "--png")) o->png = 1;
+        else if (!strcmp(name, "--half") || !strcmp(name, "--float")) o->beauty = name[2];
         else if (!strcmp(name, "--frames")) o->frames = value;
         else if (!strcmp(name, "--look")) o->look = value;
         else if (!strcmp(name, "--output")) o->output = value;
@@ -225,6 +230,7 @@ static int load_scene(const options *o, int allow_default, pw_scene *sc)
          pw_path_format(sc->frame_pattern, sizeof sc->frame_pattern, &err, "%s/%s.####.exr",
                         o->output, sc->name) != PW_OK))
         return fail(&err);
+    if (o->beauty) sc->exr_float = o->beauty == 'f';
     return 0;
 }
 
@@ -323,6 +329,7 @@ static int cmd_render_with(const options *o, pw_scene *sc)
     pw_error err = {0};
     if (o->look) {
         if (pw_scene_apply_look(sc, o->look, &err) != PW_OK) return fail(&err);
+        if (o->beauty) sc->exr_float = o->beauty == 'f';
         if (!o->output) {
             /* A look's frames go beside the shot's, in a directory named after the look,
              * so the final frames are never overwritten by an experiment. */
