@@ -6,6 +6,7 @@
 #include <openvdb/io/File.h>
 #include <openvdb/openvdb.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -22,14 +23,17 @@ namespace {
 const char *const kGridName = "density";
 
 // Maps what OpenVDB throws to a status and a message "<path>: <what> (<library text>)".
-pw_status fail_from_exception(pw_error *err, const char *path, const char *what)
+// io_status is the status of an openvdb::IoError: the library throws it both when the
+// operating system refuses and when the bytes are not a VDB file.
+pw_status fail_from_exception(pw_error *err, const char *path, const char *what,
+                              pw_status io_status)
 {
     try {
         throw;
     } catch (const std::bad_alloc &) {
         return pw_fail(err, PW_ENOMEM, "%s: %s (out of memory)", path, what);
     } catch (const openvdb::IoError &e) {
-        return pw_fail(err, PW_EIO, "%s: %s (%s)", path, what, e.what());
+        return pw_fail(err, io_status, "%s: %s (%s)", path, what, e.what());
     } catch (const std::exception &e) {
         return pw_fail(err, PW_EFORMAT, "%s: %s (%s)", path, what, e.what());
     } catch (...) {
@@ -92,7 +96,7 @@ extern "C" pw_status pw_export_vdb(const char *path, double h, size_t n, const i
         file.close();
     } catch (...) {
         std::remove(tmp);
-        return fail_from_exception(err, path, "cannot write the VDB file");
+        return fail_from_exception(err, path, "cannot write the VDB file", PW_EIO);
     }
     return pw_atomic_rename(tmp, path, err);
 }
@@ -102,6 +106,11 @@ extern "C" pw_status pw_vdb_read(const char *path, const char *name, pw_vdb_grid
 {
     std::memset(out, 0, sizeof *out);
     out->frame = -1;
+    // an unreadable file is the system's refusal; after that, every failure is the bytes'
+    std::FILE *probe = std::fopen(path, "rb");
+    if (!probe)
+        return pw_fail(err, PW_EIO, "%s: cannot open (%s)", path, std::strerror(errno));
+    std::fclose(probe);
     try {
         openvdb::initialize();
         openvdb::io::File file(path);
@@ -155,7 +164,7 @@ extern "C" pw_status pw_vdb_read(const char *path, const char *name, pw_vdb_grid
         out->n = p;
     } catch (...) {
         pw_vdb_grid_free(out);
-        return fail_from_exception(err, path, "cannot read the VDB file");
+        return fail_from_exception(err, path, "cannot read the VDB file", PW_EFORMAT);
     }
     return PW_OK;
 }
