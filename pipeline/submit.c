@@ -167,6 +167,15 @@ static int cache_is_valid(const pw_scene *sc, int frame)
     return pw_cache_stat(path, &info, &ignored) == PW_OK && info.sim_hash == sc->sim_hash;
 }
 
+/* 1 when slice c (entries c*chunk .. of the frame list) has a frame without a valid EXR. */
+static int slice_pending(const pw_submit_plan *p, int c)
+{
+    int pending = 0;
+    for (int k = c * p->chunk; k < p->fl.count && k < (c + 1) * p->chunk; k++)
+        pending |= !p->done[k];
+    return pending;
+}
+
 /* Marks the frames whose EXR is valid, counts the slices left and decides whether the
  * simulation must run. With render_only a pending frame without its cache is an error
  * here, on the submitting machine, rather than a failed task on the farm. */
@@ -196,12 +205,7 @@ static pw_status survey(pw_submit_plan *p, const pw_submit_request *rq, pw_error
         }
         caches_ok = 0;
     }
-    for (int c = 0; c < s->slices; c++) {
-        int pending = 0;
-        for (int k = c * p->chunk; k < p->fl.count && k < (c + 1) * p->chunk; k++)
-            pending |= !p->done[k];
-        s->slices_pending += pending;
-    }
+    for (int c = 0; c < s->slices; c++) s->slices_pending += slice_pending(p, c);
     s->sim_needed = !rq->render_only && !caches_ok;
     s->sim_first = p->sc->frame_start;
     s->sim_last = last_pending;
@@ -302,26 +306,14 @@ static char *render_script(const pw_submit_plan *p, const pw_submit_request *rq)
     /* Array indices are slice numbers of the whole request, stable across resubmissions;
      * runs of pending slices are written as ranges. */
     int first = 1;
-    for (int c = 0; c < s->slices;) {
-        int pending = 0;
-        for (int k = c * p->chunk; k < p->fl.count && k < (c + 1) * p->chunk; k++)
-            pending |= !p->done[k];
-        if (!pending) {
-            c++;
-            continue;
-        }
+    for (int c = 0; c < s->slices; c++) {
+        if (!slice_pending(p, c)) continue;
         int e = c;
-        for (;;) {
-            int next = 0;
-            for (int k = (e + 1) * p->chunk; k < p->fl.count && k < (e + 2) * p->chunk; k++)
-                next |= !p->done[k];
-            if (!next) break;
-            e++;
-        }
+        while (e + 1 < s->slices && slice_pending(p, e + 1)) e++;
         text_printf(&t, first ? "%d" : ",%d", c);
         if (e > c) text_printf(&t, "-%d", e);
         first = 0;
-        c = e + 1;
+        c = e;
     }
     text_printf(&t, "\n#SBATCH --output=");
     text_slurm_pattern(&t, p->log_dir);
@@ -358,7 +350,8 @@ static pw_status check_request(const pw_submit_request *rq, pw_error *err)
 {
     if (!rq->scene_path || !rq->scene_path[0])
         return pw_fail(err, PW_EINVAL, "submit: no scene file");
-    if (rq->chunk < 1) return pw_fail(err, PW_EINVAL, "submit: --chunk must be >= 1 (%d)", rq->chunk);
+    if (rq->chunk < 1)
+        return pw_fail(err, PW_EINVAL, "submit: --chunk must be >= 1 (%d)", rq->chunk);
     if (rq->threads < 0)
         return pw_fail(err, PW_EINVAL, "submit: --threads must be >= 0 (%d)", rq->threads);
     if (!is_absolute(rq->powder_path))
@@ -421,6 +414,15 @@ pw_submit_plan *pw_submit_plan_create(const pw_submit_request *rq, pw_error *err
     }
     if (rc == PW_OK) rc = pw_scene_load(p->scene_abs, sc, err);
     if (rc == PW_OK) rc = apply_output_and_look(sc, &abs_rq, err);
+    /* The checks below then look at the files the tasks write from work_dir, whatever the
+     * current directory. */
+    char pattern[sizeof sc->frame_pattern];
+    if (rc == PW_OK && (rc = absolute(rq->work_dir, sc->frame_pattern, pattern, sizeof pattern,
+                                      err)) == PW_OK)
+        memcpy(sc->frame_pattern, pattern, sizeof pattern);
+    if (rc == PW_OK && (rc = absolute(rq->work_dir, sc->cache_pattern, pattern, sizeof pattern,
+                                      err)) == PW_OK)
+        memcpy(sc->cache_pattern, pattern, sizeof pattern);
     if (rc == PW_OK)
         rc = rq->frames ? pw_frames_parse(rq->frames, sc->frame_start, sc->frame_end, &p->fl, err)
                         : pw_frames_range(sc->frame_start, sc->frame_end, &p->fl, err);

@@ -17,7 +17,7 @@
 #
 # usage: bash test_farm_slurm_cluster.sh <powder binary> <source dir> <scratch dir>
 set -u
-powder=$1
+powder=$(readlink -f "$1")
 scratch=$3/farm_slurm_cluster
 t_test=$SECONDS
 
@@ -195,7 +195,10 @@ read -r -d '' sim_job render_job <<<"$ids"
 [ -n "$sim_job" ] && [ -n "$render_job" ] || die "expected two job ids, got '$ids'"
 dep=$(scontrol -o show job "$render_job" | grep -o 'Dependency=[^ ]*' | head -n 1)
 echo "sim job $sim_job, render array $render_job ($dep)"
-case "$dep" in *afterok:"$sim_job"*) ;; *) die "render array does not depend on $sim_job: $dep" ;; esac
+case "$dep" in
+*afterok:"$sim_job"*) ;;
+*) die "render array does not depend on $sim_job: $dep" ;;
+esac
 wait_jobs 150 "$sim_job" "$render_job"
 t_farm=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
 
@@ -232,7 +235,7 @@ grep -q '^PROGRESS 100%$' "farm/farm/logs/tiny.render.0003-0004.${render_job}_1.
 
 # ---- 6. damage and resubmit ------------------------------------------------------------
 rm farm/tiny.0004.exr
-head -c 300 farm/tiny.0003.exr >farm/tiny.0003.exr.cut && mv farm/tiny.0003.exr.cut farm/tiny.0003.exr
+head -c 300 farm/tiny.0003.exr >farm/cut.exr && mv farm/cut.exr farm/tiny.0003.exr
 echo junk >farm/tiny.0004.exr.tmp.99999
 plan=$("$powder" submit tiny.json --output farm --chunk 2 --dry-run) || die "dry run failed"
 echo "$plan" | grep -qx '#SBATCH --array=1' || die "resubmission should run slice 1 only"
@@ -282,13 +285,15 @@ plan=$("$powder" submit tiny.json --output farm_slow --look slow.json --render-o
     --dry-run) || die "dry run after the cancellation failed"
 echo "$plan" | grep -q '^#SBATCH --array=' ||
     die "the cancellation interrupted nothing (tasks too fast for this test)"
-echo "cancelled mid-frame: $n_final of 4 EXRs complete, $(ls farm_slow | grep -c '\.tmp\.') temporary files"
+n_tmp=$(find farm_slow -maxdepth 1 -name '*.tmp.*' | wc -l)
+echo "cancelled mid-frame: $n_final of 4 EXRs complete, $n_tmp temporary files"
 slow2=$("$powder" submit tiny.json --output farm_slow --look slow.json --render-only --chunk 2 \
     --quiet) || die "resubmission after the cancellation failed"
 wait_jobs 150 "$slow2"
 for f in 1 2 3 4; do
     masked local_slow/tiny.000$f.exr "$scratch/a.exr" &&
-        masked farm_slow/tiny.000$f.exr "$scratch/b.exr" && cmp -s "$scratch/a.exr" "$scratch/b.exr" ||
+        masked farm_slow/tiny.000$f.exr "$scratch/b.exr" &&
+        cmp -s "$scratch/a.exr" "$scratch/b.exr" ||
         die "after resubmission, farm_slow/tiny.000$f.exr differs from the local render"
 done
 echo "after resubmission: 4 EXRs of the slow look identical to the local render"
