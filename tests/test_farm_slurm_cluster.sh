@@ -112,6 +112,14 @@ EOF
 pids=()
 stop_daemons() {
     local pid k
+    # Jobs still running (a failed check) go first, so no task outlives its cluster. The
+    # cluster is this script's own, so every job on it is one this script submitted.
+    if [ ${#pids[@]} = 3 ] && timeout 5 scancel -u "$(id -un)" 2>/dev/null; then
+        for ((k = 0; k < 50; k++)); do
+            [ "$(timeout 5 squeue -h 2>/dev/null | wc -l)" = 0 ] && break
+            sleep 0.2
+        done
+    fi
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
     for pid in "${pids[@]}"; do
         for ((k = 0; k < 50; k++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
@@ -120,6 +128,7 @@ stop_daemons() {
     done
 }
 trap stop_daemons EXIT
+trap 'exit 1' INT TERM
 
 munged --foreground --force --socket="$scratch/munge/munge.socket" \
     --key-file="$scratch/munge/munge.key" --pid-file="$scratch/run/munged.pid" \
