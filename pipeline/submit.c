@@ -111,7 +111,10 @@ static pw_status check_sbatch_path(const char *what, const char *path, pw_error 
 /* Appends path with every '%' doubled, as Slurm's --output patterns need. */
 static void text_slurm_pattern(text *t, const char *path)
 {
-    for (const char *c = path; *c; c++) text_printf(t, *c == '%' ? "%%%%" : "%c", *c);
+    for (const char *c = path; *c; c++) {
+        if (*c == '%') text_printf(t, "%%%%");
+        else text_printf(t, "%c", *c);
+    }
 }
 
 /* The same frame patterns `powder render` uses for --output and --look (main.c), so
