@@ -2,7 +2,8 @@
 # packages Powder builds against are installed. As root it runs apt-get; otherwise
 # it prints the exact command and fails.
 POWDER_PACKAGES="build-essential cmake pkg-config libomp-dev clang libclang-rt-14-dev
-libopenexr-dev libembree-dev libzstd-dev libjansson-dev zlib1g-dev"
+libopenexr-dev libembree-dev libzstd-dev libjansson-dev zlib1g-dev
+libopenvdb-dev libopenvdb-tools libboost-dev"
 
 powder_missing_packages() {
     local missing="" p
