@@ -224,11 +224,7 @@ static int load_scene(const options *o, int allow_default, pw_scene *sc)
     } else if (pw_scene_load(o->positional[0], sc, &err) != PW_OK) {
         return fail(&err);
     }
-    if (o->output &&
-        (pw_path_format(sc->cache_pattern, sizeof sc->cache_pattern, &err, "%s/cache/%s.####.pwc",
-                        o->output, sc->name) != PW_OK ||
-         pw_path_format(sc->frame_pattern, sizeof sc->frame_pattern, &err, "%s/%s.####.exr",
-                        o->output, sc->name) != PW_OK))
+    if (o->output && pw_shot_apply_output_and_look(sc, o->output, NULL, &err) != PW_OK)
         return fail(&err);
     if (o->beauty) sc->exr_float = o->beauty == 'f';
     return 0;
@@ -327,26 +323,9 @@ static int cmd_render_with(const options *o, pw_scene *sc)
     int rc = load_scene(o, 0, sc);
     if (rc) return rc;
     pw_error err = {0};
-    if (o->look) {
-        if (pw_scene_apply_look(sc, o->look, &err) != PW_OK) return fail(&err);
-        if (o->beauty) sc->exr_float = o->beauty == 'f';
-        if (!o->output) {
-            /* A look's frames go beside the shot's, in a directory named after the look,
-             * so the final frames are never overwritten by an experiment. */
-            const char *slash = strrchr(sc->frame_pattern, '/');
-            const char *ls = strrchr(o->look, '/');
-            const char *look = ls ? ls + 1 : o->look, *dot = strrchr(look, '.');
-            int look_len = dot ? (int)(dot - look) : (int)strlen(look);
-            char pattern[sizeof sc->frame_pattern];
-            pw_status st = slash ? pw_path_format(pattern, sizeof pattern, &err, "%.*s/%.*s/%s",
-                                                  (int)(slash - sc->frame_pattern),
-                                                  sc->frame_pattern, look_len, look, slash + 1)
-                                 : pw_path_format(pattern, sizeof pattern, &err, "%.*s/%s",
-                                                  look_len, look, sc->frame_pattern);
-            if (st != PW_OK) return fail(&err);
-            memcpy(sc->frame_pattern, pattern, sizeof pattern);
-        }
-    }
+    /* --output was applied with the scene; the look decides where its frames go */
+    if (o->look && pw_shot_apply_output_and_look(sc, o->output, o->look, &err) != PW_OK)
+        return fail(&err);
     pw_frame_list fl;
     if ((rc = frame_list(o, sc, &fl))) return rc;
     pw_progress progress;

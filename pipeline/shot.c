@@ -41,8 +41,7 @@ static int file_exists(const char *path)
     return stat(path, &st) == 0;
 }
 
-/* 1 when path holds a complete, undamaged cache of this simulation setup. */
-static int cache_is_valid(const pw_scene *sc, const char *path)
+int pw_shot_cache_is_valid(const pw_scene *sc, const char *path)
 {
     if (!file_exists(path)) return 0;
     pw_cache_info info;
@@ -65,6 +64,33 @@ static void log_line(const pw_shot_options *o, const char *fmt, ...)
     va_end(ap);
     fputc('\n', o->log);
     fflush(o->log);
+}
+
+pw_status pw_shot_apply_output_and_look(pw_scene *sc, const char *output, const char *look,
+                                        pw_error *err)
+{
+    pw_status rc;
+    if (output &&
+        ((rc = pw_path_format(sc->cache_pattern, sizeof sc->cache_pattern, err,
+                              "%s/cache/%s.####.pwc", output, sc->name)) != PW_OK ||
+         (rc = pw_path_format(sc->frame_pattern, sizeof sc->frame_pattern, err,
+                              "%s/%s.####.exr", output, sc->name)) != PW_OK))
+        return rc;
+    if (!look) return PW_OK;
+    if ((rc = pw_scene_apply_look(sc, look, err)) != PW_OK) return rc;
+    if (output) return PW_OK;
+    const char *slash = strrchr(sc->frame_pattern, '/');
+    const char *ls = strrchr(look, '/');
+    const char *name = ls ? ls + 1 : look, *dot = strrchr(name, '.');
+    int name_len = dot ? (int)(dot - name) : (int)strlen(name);
+    char pattern[sizeof sc->frame_pattern];
+    rc = slash ? pw_path_format(pattern, sizeof pattern, err, "%.*s/%.*s/%s",
+                                (int)(slash - sc->frame_pattern), sc->frame_pattern, name_len,
+                                name, slash + 1)
+               : pw_path_format(pattern, sizeof pattern, err, "%.*s/%s", name_len, name,
+                                sc->frame_pattern);
+    if (rc == PW_OK) memcpy(sc->frame_pattern, pattern, sizeof pattern);
+    return rc;
 }
 
 /* ---- simulation ----------------------------------------------------------------- */
@@ -120,7 +146,7 @@ pw_status pw_shot_simulate(const pw_scene *sc, int last_frame, const pw_shot_opt
         for (int f = last_frame; f >= sc->frame_start; f--) {
             pw_status rc = pw_shot_cache_path(sc, f, path, sizeof path, err);
             if (rc != PW_OK) return rc;
-            if (cache_is_valid(sc, path)) {
+            if (pw_shot_cache_is_valid(sc, path)) {
                 resume_from = f;
                 break;
             }
@@ -331,8 +357,7 @@ done:
     return rc;
 }
 
-/* 1 when path is an EXR that reads back completely. */
-static int exr_is_valid(const char *path)
+int pw_shot_exr_is_valid(const char *path)
 {
     if (!file_exists(path)) return 0;
     int w, h;
@@ -354,7 +379,7 @@ pw_status pw_shot_render(const pw_scene *sc, const pw_frame_list *frames,
         pw_status rc = pw_shot_frame_path(sc, f, exr, sizeof exr, err);
         if (rc != PW_OK) return rc;
         double base = o->progress_base + k;
-        if (o->resume && !o->force && exr_is_valid(exr)) {
+        if (o->resume && !o->force && pw_shot_exr_is_valid(exr)) {
             log_line(o, "render: frame %d already done (%s)", f, exr);
             if (o->progress) pw_progress_update(o->progress, base + 1, "render");
             continue;

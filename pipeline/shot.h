@@ -48,6 +48,19 @@ pw_status pw_shot_turntable(const pw_scene *sc, const pw_turntable_options *t,
 pw_status pw_shot_cache_path(const pw_scene *sc, int frame, char *out, size_t n, pw_error *err);
 pw_status pw_shot_frame_path(const pw_scene *sc, int frame, char *out, size_t n, pw_error *err);
 
+/* Applies the command line's --output DIR (caches under DIR/cache, frames under DIR)
+ * and --look FILE (render section from FILE; unless --output is given its frames go to
+ * a directory named after the look beside the shot's frames, so final frames are never
+ * overwritten by an experiment). Either may be NULL. */
+pw_status pw_shot_apply_output_and_look(pw_scene *sc, const char *output, const char *look,
+                                        pw_error *err);
+
+/* 1 when path is an EXR that reads back completely; 0 when missing or damaged. */
+int pw_shot_exr_is_valid(const char *path);
+
+/* 1 when path holds a complete, undamaged cache of this scene's simulation setup. */
+int pw_shot_cache_is_valid(const pw_scene *sc, const char *path);
+
 /* EXR -> PNG next to it (same name, .png), tone mapped with 2^exposure. */
 pw_status pw_shot_png_from_exr(const char *exr_path, double exposure, char *png_path,
                                size_t n, pw_error *err);

@@ -117,57 +117,13 @@ static void text_slurm_pattern(text *t, const char *path)
     }
 }
 
-/* The same frame patterns `powder render` uses for --output and --look (main.c), so
- * the submitter checks the very files the tasks will write. */
-static pw_status apply_output_and_look(pw_scene *sc, const pw_submit_request *rq, pw_error *err)
-{
-    pw_status rc;
-    if (rq->output &&
-        ((rc = pw_path_format(sc->cache_pattern, sizeof sc->cache_pattern, err,
-                              "%s/cache/%s.####.pwc", rq->output, sc->name)) != PW_OK ||
-         (rc = pw_path_format(sc->frame_pattern, sizeof sc->frame_pattern, err,
-                              "%s/%s.####.exr", rq->output, sc->name)) != PW_OK))
-        return rc;
-    if (!rq->look) return PW_OK;
-    if ((rc = pw_scene_apply_look(sc, rq->look, err)) != PW_OK) return rc;
-    if (rq->output) return PW_OK;
-    /* A look's frames go beside the shot's, in a directory named after the look. */
-    const char *slash = strrchr(sc->frame_pattern, '/');
-    const char *ls = strrchr(rq->look, '/');
-    const char *look = ls ? ls + 1 : rq->look, *dot = strrchr(look, '.');
-    int look_len = dot ? (int)(dot - look) : (int)strlen(look);
-    char pattern[sizeof sc->frame_pattern];
-    rc = slash ? pw_path_format(pattern, sizeof pattern, err, "%.*s/%.*s/%s",
-                                (int)(slash - sc->frame_pattern), sc->frame_pattern, look_len,
-                                look, slash + 1)
-               : pw_path_format(pattern, sizeof pattern, err, "%.*s/%s", look_len, look,
-                                sc->frame_pattern);
-    if (rc == PW_OK) memcpy(sc->frame_pattern, pattern, sizeof pattern);
-    return rc;
-}
-
-static int exr_is_valid(const char *path)
-{
-    struct stat st;
-    if (stat(path, &st) != 0) return 0;
-    int w, h;
-    float *rgba = NULL;
-    pw_error ignored;
-    pw_status rc = pw_exr_read_rgba(path, &w, &h, &rgba, &ignored);
-    free(rgba);
-    return rc == PW_OK;
-}
-
 /* 1 when the frame's cache is complete and was written by this simulation setup. */
 static int cache_is_valid(const pw_scene *sc, int frame)
 {
     char path[4096];
-    pw_cache_info info;
     pw_error ignored;
-    struct stat st;
     if (pw_shot_cache_path(sc, frame, path, sizeof path, &ignored) != PW_OK) return 0;
-    if (stat(path, &st) != 0) return 0;
-    return pw_cache_stat(path, &info, &ignored) == PW_OK && info.sim_hash == sc->sim_hash;
+    return pw_shot_cache_is_valid(sc, path);
 }
 
 /* 1 when slice c (entries c*chunk .. of the frame list) has a frame without a valid EXR. */
@@ -193,7 +149,7 @@ static pw_status survey(pw_submit_plan *p, const pw_submit_request *rq, pw_error
         char exr[4096];
         pw_status rc = pw_shot_frame_path(p->sc, f, exr, sizeof exr, err);
         if (rc != PW_OK) return rc;
-        p->done[k] = (unsigned char)exr_is_valid(exr);
+        p->done[k] = (unsigned char)pw_shot_exr_is_valid(exr);
         s->frames_done += p->done[k];
         if (p->done[k]) continue;
         last_pending = f;
@@ -416,7 +372,7 @@ pw_submit_plan *pw_submit_plan_create(const pw_submit_request *rq, pw_error *err
         abs_rq.output = output_abs;
     }
     if (rc == PW_OK) rc = pw_scene_load(p->scene_abs, sc, err);
-    if (rc == PW_OK) rc = apply_output_and_look(sc, &abs_rq, err);
+    if (rc == PW_OK) rc = pw_shot_apply_output_and_look(sc, abs_rq.output, abs_rq.look, err);
     /* The checks below then look at the files the tasks write from work_dir, whatever the
      * current directory. */
     char pattern[sizeof sc->frame_pattern];
