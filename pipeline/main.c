@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "export.h"
 #include "frames.h"
@@ -29,6 +30,7 @@ typedef struct {
     int beauty; /* 'h' --half, 'f' --float, 0: the scene's render.beauty */
     int frame, steps, spp, width_px, height_px;
     double radius, elevation_deg, exposure;
+    double max_memory; /* [B] 0 = 90% of physical memory */
 } options;
 
 static const char *const usage_text =
@@ -57,15 +59,18 @@ static void command_help(const char *cmd)
 {
     if (!strcmp(cmd, "run"))
         printf("usage: powder run [scene.json] [--frames SPEC] [--threads N] [--quiet]\n"
-               "                  [--force] [--png] [--half|--float] [--output DIR]\n\n"
+               "                  [--force] [--png] [--half|--float] [--output DIR]\n"
+               "                  [--max-memory SIZE]\n\n"
                "Simulates the shot (continuing from the last complete cache), then renders every\n"
                "frame whose EXR is missing. --force recomputes everything; --png writes PNG\n"
                "previews beside the EXR frames; --output DIR puts caches and frames under DIR.\n"
                "Without a scene, runs the built-in default shot. --half/--float store the\n"
-               "beauty RGBA as half or float (default: the scene's render.beauty).\n");
+               "beauty RGBA as half or float (default: the scene's render.beauty). A shot that\n"
+               "would need more memory than --max-memory (default: 90%% of this machine's) is\n"
+               "refused before seeding.\n");
     else if (!strcmp(cmd, "sim"))
         printf("usage: powder sim scene.json [--frames SPEC] [--threads N] [--quiet] [--force]\n"
-               "                 [--resume] [--output DIR]\n\n"
+               "                 [--resume] [--output DIR] [--max-memory SIZE]\n\n"
                "Simulates up to the last requested frame, one cache per frame. A restarted run\n"
                "continues from the last complete cache of the same simulation setup (--resume is\n"
                "the default); --force starts from the first frame.\n");
@@ -126,7 +131,7 @@ static int parse_options(int argc, char **argv, options *o)
 {
     static const char *const with_value[] = {"--frames", "--threads", "--look", "--output",
                                              "--frame", "--steps", "--radius", "--elevation",
-                                             "--spp", "--resolution", "--exposure", NULL};
+                                             "--spp", "--resolution", "--exposure", "--max-memory", NULL};
     for (int a = 2; a < argc; a++) {
         const char *arg = argv[a];
         if (arg[0] != '-' || !arg[1]) {
@@ -176,6 +181,21 @@ static int parse_options(int argc, char **argv, options *o)
             if (!parse_double_arg(name, value, -89, 89, &o->elevation_deg)) return 0;
         } else if (!strcmp(name, "--exposure")) {
             if (!parse_double_arg(name, value, -30, 30, &o->exposure)) return 0;
+        } else if (!strcmp(name, "--max-memory")) {
+            char *end;
+            double x = strtod(value, &end);
+            double unit = 1;
+            if (*end == 'K' || *end == 'k') unit = 1024.0, end++;
+            else if (*end == 'M' || *end == 'm') unit = 1024.0 * 1024, end++;
+            else if (*end == 'G' || *end == 'g') unit = 1024.0 * 1024 * 1024, end++;
+            else if (*end == 'T' || *end == 't') unit = 1024.0 * 1024 * 1024 * 1024, end++;
+            if (*end == 'B' || *end == 'b') end++;
+            if (end == value || *end || !(x > 0)) {
+                fprintf(stderr, "powder %s: --max-memory '%s': expected a size like 512M or 16G\n",
+                        o->command, value);
+                return 0;
+            }
+            o->max_memory = x * unit;
         } else if (!strcmp(name, "--resolution")) {
             int w, h;
             char extra;
@@ -230,6 +250,30 @@ static int load_scene(const options *o, int allow_default, pw_scene *sc)
     return 0;
 }
 
+/* Peak memory of the solver per particle [B], measured on the shipped scenes (about
+ * 1.5 KiB: state, transfer weights, sparse grid and solver vectors), with headroom. */
+enum { SIM_BYTES_PER_PARTICLE = 2048 };
+#define SIM_BYTES_BASE (64.0 * 1024 * 1024)
+
+/* Refuses, before seeding, a simulation that would not fit in memory. */
+static int check_memory(const options *o, const pw_scene *sc)
+{
+    double limit = o->max_memory;
+    if (limit <= 0) {
+        long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        limit = pages > 0 && page > 0 ? 0.9 * (double)pages * (double)page : 0;
+    }
+    double need = SIM_BYTES_BASE + (double)sc->particle_estimate * SIM_BYTES_PER_PARTICLE;
+    if (limit > 0 && need > limit) {
+        fprintf(stderr,
+                "powder: %s: about %zu particles need about %.1f GiB, more than the %.1f GiB "
+                "allowed (--max-memory raises the limit)\n",
+                sc->path, sc->particle_estimate, need / (1 << 30), limit / (1 << 30));
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
 static int frame_list(const options *o, const pw_scene *sc, pw_frame_list *fl)
 {
     pw_error err = {0};
@@ -277,6 +321,10 @@ static int cmd_sim_or_run_with(const options *o, int render_too, pw_scene *sc)
         printf("powder: shot '%s', frames %d-%d at %g fps, about %zu particles\n", sc->name,
                sc->frame_start, last, sc->fps, sc->particle_estimate);
 
+    if ((rc = check_memory(o, sc))) {
+        pw_frame_list_free(&fl);
+        return rc;
+    }
     pw_progress progress;
     double total = (double)(last - sc->frame_start + 1) + (render_too ? fl.count : 0);
     pw_progress_init(&progress, stderr, o->quiet, total, "frames");
