@@ -187,7 +187,8 @@ static int format_header(char *out, size_t n, const pw_ply_particles *p,
     if (len >= 0 && (size_t)len < n)
         len += snprintf(out + len, n - (size_t)len,
                         "comment world space, Y up; x y z [m], vx vy vz [m/s]\n"
-                        "comment density = m / (V0 det(Fe) Jp) [kg/m^3], jp = det(Fp) [-]\n"
+                        "comment density = m / (V0 det(Fe) Jp) [kg/m^3] (before the first "
+                        "step, when V0 = 0: sum_i rho_i w_ip), jp = det(Fp) [-]\n"
                         "element vertex %zu\n", p->count);
     for (int k = 0; k < N_PROPS && len >= 0 && (size_t)len < n; k++)
         len += snprintf(out + len, n - (size_t)len, "property float %s\n", prop_names[k]);
