@@ -20,8 +20,10 @@
 #include "sampling.h"
 
 #define TILE 16
-/* Shadow-ray transmittance below which ratio tracking plays Russian roulette. */
-#define SHADOW_RR_THRESHOLD 0.1
+/* Shadow-ray transmittance below which ratio tracking plays Russian roulette. Inside
+ * packed snow most shadow rays are doomed; on the snowball benchmark 0.5 cost 20% less
+ * time than 0.1 for 5% more pixel variance. */
+#define SHADOW_RR_THRESHOLD 0.5
 /* Offset of ray origins off a surface [m]: well above double rounding at scene scale
  * (< 1e3 m), well below the snow's mean free path (1.4 mm). */
 #define SURFACE_EPS 1e-6

@@ -3,6 +3,7 @@
  *
  *   bench_render_snowball [cache.pwc] [--size WxH] [--spp N] [--subdiv S] [--threads T]
  *                         [--exr out.exr] [--png preview.png]
+ *                         [--seed S]
  *
  * With a cache file the particles are its "x" (F64x3) and "m" (F64) attributes and its
  * grid spacing; without one, 3e5 particles at 8 per cell (h = 0.01 m, rho = 400 kg/m^3)
@@ -58,6 +59,7 @@ int main(int argc, char **argv)
 {
     const char *cache = NULL, *exr = NULL, *png = NULL;
     int width = 640, height = 360, spp = 64, subdiv = 1, threads = 0;
+    unsigned long long seed = 1;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--size") && a + 1 < argc) sscanf(argv[++a], "%dx%d", &width, &height);
         else if (!strcmp(argv[a], "--spp") && a + 1 < argc) spp = atoi(argv[++a]);
@@ -65,6 +67,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[a], "--threads") && a + 1 < argc) threads = atoi(argv[++a]);
         else if (!strcmp(argv[a], "--exr") && a + 1 < argc) exr = argv[++a];
         else if (!strcmp(argv[a], "--png") && a + 1 < argc) png = argv[++a];
+        else if (!strcmp(argv[a], "--seed") && a + 1 < argc) seed = strtoull(argv[++a], NULL, 10);
         else if (argv[a][0] != '-') cache = argv[a];
         else {
             fprintf(stderr, "bench_render_snowball: unknown option %s\n", argv[a]);
@@ -133,7 +136,7 @@ int main(int argc, char **argv)
     rs.spp = spp;
     rs.max_depth = 100000;
     rs.rr_start_depth = 16;
-    rs.seed = 1;
+    rs.seed = seed;
     rs.threads = threads;
     rs.subdiv = subdiv;
     pw_renderer *r = pw_renderer_create(&rs, &cam, &md, &lights, surf, &err);
