@@ -61,7 +61,7 @@ int main(void)
     memcpy(Fp0, s->pt.Fp, n * sizeof *Fp0);
     memcpy(tc, s->pt.theta_c, n * sizeof *tc);
     memcpy(ts, s->pt.theta_s, n * sizeof *ts);
-    double dt = 4e-3;
+    double dt = 1e-2;
     for (size_t q = 0; q < n; q++) {
         s->pt.theta_c[q] = 0.999;
         s->pt.theta_s[q] = 1e6;
