@@ -275,6 +275,34 @@ static double max_speed(const pw_sim *s)
     return sqrt(vmax2);
 }
 
+/* Speed no snow of this scene can reach [m/s]: 20 times the speed of a free fall across
+ * the domain's diagonal, and at least 100 m/s (thrown snowballs, fast colliders). A
+ * faster particle means the step has diverged (too large a dt_max for the material's
+ * stiffness); stopping there beats running for ever at CFL-shrunk steps and writing
+ * caches of an explosion. Depends only on the parameters, so resumed runs agree. */
+static double speed_limit(const pw_sim *s)
+{
+    double diag = v3_length(v3_sub(s->p.domain_max, s->p.domain_min));
+    return fmax(100.0, 20.0 * sqrt(2.0 * v3_length(s->p.gravity) * diag));
+}
+
+static pw_status check_divergence(const pw_sim *s, double vmax, pw_error *err)
+{
+    double limit = speed_limit(s);
+    if (vmax <= limit) return PW_OK;
+    size_t fastest = 0;
+    for (size_t p = 0; p < s->pt.n; p++)
+        if (v3_length(s->pt.v[p]) >= vmax) {
+            fastest = p;
+            break;
+        }
+    return pw_fail(err, PW_ENUMERIC,
+                   "sim step %" PRIu64 " (t = %.9g s): the simulation diverged: particle %u moves "
+                   "at %.4g m/s, over the %.4g m/s snow can reach in this domain (dt_max %.3g s "
+                   "is too large for the material's stiffness: lower dt_max or E0)",
+                   s->steps, s->t, s->pt.id[fastest], vmax, limit, s->p.dt_max);
+}
+
 pw_status pw_sim_advance_to(pw_sim *s, double t_end, pw_sim_progress_fn progress, void *user,
                             pw_error *err)
 {
@@ -292,6 +320,10 @@ pw_status pw_sim_advance_to(pw_sim *s, double t_end, pw_sim_progress_fn progress
         /* CFL: dt <= cfl h / max|v_p|, bounded by dt_max; the last step lands on t_end
          * (a step within 1e-6 of the remainder is stretched so no sliver step follows) */
         double vmax = max_speed(s);
+        if ((rc = check_divergence(s, vmax, err)) != PW_OK) {
+            s->failed = 1;
+            return rc;
+        }
         double dt = s->p.dt_max;
         if (vmax > 0) dt = fmin(dt, s->p.cfl * s->p.h / vmax);
         double remaining = t_end - s->t;
