@@ -89,7 +89,7 @@ static pw_sim *make(double h, double mu, const slope *sl, vec3 foot)
 {
     pw_error err = {0};
     pw_sim_params p;
-    fixture_params(&p, h, v3(-0.6, -0.5, -0.15), v3(0.6, 0.5, 0.15));
+    fixture_params(&p, h, v3(-0.6, -0.5, -0.25), v3(0.6, 0.5, 0.25));
     p.gravity = v3(0, -G, 0);
     pw_sim *s = pw_sim_create(&p, &err);
     CHECK(s != NULL, "create: %s", err.msg);
