@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "mpm_internal.h"
 
@@ -201,6 +202,31 @@ static void advect(pw_sim *s, double dt)
     for (long p = 0; p < n; p++) pt->x[p] = v3_min(v3_max(v3_madd(pt->x[p], pt->v[p], dt), lo), hi);
 }
 
+/* ---- phase timing ------------------------------------------------------------------------ */
+
+typedef struct {
+    double wall, cpu;
+} clock_pair;
+
+static clock_pair clock_now(void)
+{
+    struct timespec w, c;
+    clock_gettime(CLOCK_MONOTONIC, &w);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c);
+    clock_pair r = {(double)w.tv_sec + 1e-9 * (double)w.tv_nsec,
+                    (double)c.tv_sec + 1e-9 * (double)c.tv_nsec};
+    return r;
+}
+
+/* Charges the time since *t to phase and restarts *t. */
+static void phase_end(pw_sim *s, clock_pair *t, int phase)
+{
+    clock_pair n = clock_now();
+    s->prof.wall[phase] += n.wall - t->wall;
+    s->prof.cpu[phase] += n.cpu - t->cpu;
+    *t = n;
+}
+
 /* ---- one substep ------------------------------------------------------------------------ */
 
 static int volumes_pending(const pw_sim *s)
@@ -224,15 +250,19 @@ pw_status pw_mpm_begin_step(pw_sim *s, pw_error *err)
 static pw_status substep(pw_sim *s, double dt, pw_error *err)
 {
     double t_next = s->t + dt;
+    clock_pair tp = clock_now();
     pw_status rc = pw_mpm_begin_step(s, err);
     if (rc != PW_OK) return rc;
+    phase_end(s, &tp, PW_PHASE_REBUILD);
 
     pw_mpm_p2g(s);                                    /* 1. m_i, v_i (normalised)        */
     if (volumes_pending(s)) pw_mpm_init_volumes(s);   /* 2. rho_p^0, V0 (first step)     */
+    phase_end(s, &tp, PW_PHASE_P2G);
     pw_mpm_prepare_stress(s);                         /* 3. f_i, eq. 6, with hardening   */
     pw_mpm_grid_forces(s, NULL);
     grid_predict(s, dt);                              /* 4. v*, eq. 10                   */
     grid_collide(s, t_next);                          /* 5. colliders and walls, sec. 8  */
+    phase_end(s, &tp, PW_PHASE_FORCES);
     int iterations = 0, converged = 1;                /* 6. eq. 9, conjugate residual    */
     if (s->p.beta > 0) {
         rc = pw_mpm_solve(s, dt, &iterations, &converged, err);
@@ -245,6 +275,7 @@ static pw_status substep(pw_sim *s, double dt, pw_error *err)
         s->cr_solves++;
         s->cr_not_converged += converged ? 0u : 1u;
     }
+    phase_end(s, &tp, PW_PHASE_SOLVE);
     size_t bad = pw_mpm_update_deformation(s, dt);    /* 7. Fe, Fp, eqs. 11-12           */
     if (bad < s->pt.n) {
         const vec3 *fields[] = {s->grid.v};
@@ -257,9 +288,11 @@ static pw_status substep(pw_sim *s, double dt, pw_error *err)
                        "gradient",
                        s->steps, s->t, s->pt.id[bad]);
     }
+    phase_end(s, &tp, PW_PHASE_UPDATE_F);
     pw_mpm_g2p(s);                                    /* 8. PIC/FLIP blend or APIC       */
     particle_collide(s, t_next);                      /* 9. sec. 8 on particles          */
     advect(s, dt);                                    /* 10. x += dt v                   */
+    phase_end(s, &tp, PW_PHASE_G2P);
     s->steps++;
     s->dt_last = dt;
     return check_particles(s, err);                   /* NaN never reaches a cache       */

@@ -35,6 +35,22 @@ typedef struct {
     uint8_t off[3];   /* base node within the home block, 0..3        */
 } pw_pstep;
 
+/* Phases of a step, timed by substep() for the benchmark (not part of any result). */
+enum {
+    PW_PHASE_REBUILD,  /* sort by block, grid rebuild, weights of x^n                  */
+    PW_PHASE_P2G,      /* step 1 (and 2 on the first step)                              */
+    PW_PHASE_FORCES,   /* steps 3-5: stress caches, f_i, v*, colliders                  */
+    PW_PHASE_SOLVE,    /* step 6                                                        */
+    PW_PHASE_UPDATE_F, /* step 7 (SVD and clamp)                                        */
+    PW_PHASE_G2P,      /* steps 8-10                                                    */
+    PW_PHASE_COUNT
+};
+typedef struct {
+    double wall[PW_PHASE_COUNT]; /* [s] elapsed                                     */
+    double cpu[PW_PHASE_COUNT];  /* [s] process CPU time (all threads): what load
+                                    from other processes does not inflate           */
+} pw_mpm_profile;
+
 struct pw_sim {
     pw_sim_params p;
     int threads_max;            /* from params (0 resolved to the OpenMP default) */
@@ -54,6 +70,7 @@ struct pw_sim {
     double max_speed;
     int cr_iterations_last;
     uint64_t cr_iterations_total, cr_solves, cr_not_converged;
+    pw_mpm_profile prof;        /* accumulated since creation */
 
     /* per-step scratch, sized with the particles / nodes */
     size_t cap_step;

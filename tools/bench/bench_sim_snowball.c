@@ -5,9 +5,16 @@
  * impact (the expensive part: stress, solve iterations) falls in the first frames.
  *
  *   bench_sim_snowball [--frames N] [--particles N] [--threads N] [--speed V]
+ *                      [--tolerance T] [--save FILE] [--compare FILE]
  *
- * Prints per frame and in total: seconds per frame, particle-steps per second, steps
- * per frame, mean conjugate-residual iterations, and the peak resident memory. */
+ * --tolerance sets cr_tolerance; --save writes the final positions (by particle id,
+ * doubles) and --compare reports the largest and RMS distance to a saved run, to see
+ * what a solver change or tolerance does to the result.
+ *
+ * Prints per frame and in total: seconds per frame (elapsed and process CPU time, the
+ * latter unaffected by other processes competing for the cores), particle-steps per
+ * second, steps per frame, mean conjugate-residual iterations, the peak resident memory
+ * and where the time of a step goes (the solver's phase timers). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,12 +22,20 @@
 #include <time.h>
 
 #include "constitutive.h"
+#include "mpm_internal.h"
 #include "pw_sim.h"
 
 static double now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
@@ -68,23 +83,65 @@ static int fill_ball(pw_seeded *sd, vec3 c, double r, double h, vec3 v)
     return 0;
 }
 
+/* Writes (save) or compares with (compare) the final positions ordered by id. */
+static int compare_positions(const pw_sim *s, const char *save, const char *compare)
+{
+    size_t n = pw_sim_particle_count(s);
+    vec3 *x = malloc(n * sizeof *x);
+    if (!x) return -1;
+    for (size_t q = 0; q < n; q++) x[pw_sim_particle_ids(s)[q]] = pw_sim_positions(s)[q];
+    int rc = 0;
+    if (save) {
+        FILE *f = fopen(save, "wb");
+        rc = !f || fwrite(x, sizeof *x, n, f) != n;
+        if (f && fclose(f) != 0) rc = 1;
+        if (rc) fprintf(stderr, "bench: cannot write %s\n", save);
+    }
+    if (compare && !rc) {
+        vec3 *y = malloc(n * sizeof *y);
+        FILE *f = fopen(compare, "rb");
+        rc = !y || !f || fread(y, sizeof *y, n, f) != n;
+        if (f) fclose(f);
+        if (rc) {
+            fprintf(stderr, "bench: cannot read %zu positions from %s\n", n, compare);
+        } else {
+            double dmax = 0, d2 = 0;
+            for (size_t q = 0; q < n; q++) {
+                double d = v3_length(v3_sub(x[q], y[q]));
+                dmax = fmax(dmax, d);
+                d2 += d * d;
+            }
+            printf("vs %s: max distance %.3g m, RMS %.3g m\n", compare, dmax, sqrt(d2 / (double)n));
+        }
+        free(y);
+    }
+    free(x);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
-    int frames = 2, threads = 0;
-    double particles = 3.0e5, speed = 4.0;
+    int frames = 1, threads = 0;
+    double particles = 3.0e5, speed = 4.0, tolerance = 0;
+    const char *save = NULL, *compare = NULL;
     for (int k = 1; k + 1 < argc; k += 2) {
         if (!strcmp(argv[k], "--frames")) frames = atoi(argv[k + 1]);
         else if (!strcmp(argv[k], "--particles")) particles = atof(argv[k + 1]);
         else if (!strcmp(argv[k], "--threads")) threads = atoi(argv[k + 1]);
         else if (!strcmp(argv[k], "--speed")) speed = atof(argv[k + 1]);
+        else if (!strcmp(argv[k], "--tolerance")) tolerance = atof(argv[k + 1]);
+        else if (!strcmp(argv[k], "--save")) save = argv[k + 1];
+        else if (!strcmp(argv[k], "--compare")) compare = argv[k + 1];
         else {
-            fprintf(stderr, "usage: %s [--frames N] [--particles N] [--threads N] [--speed V]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--frames N] [--particles N] [--threads N] [--speed V] "
+                            "[--tolerance T] [--save FILE] [--compare FILE]\n", argv[0]);
             return 2;
         }
     }
     pw_sim_params p;
     pw_sim_params_default(&p); /* h 0.01, 6 x 3 x 6 m, beta 1, dt_max 5e-4 */
     p.threads = threads;
+    if (tolerance > 0) p.cr_tolerance = tolerance;
     pw_error err = {0};
     pw_sim *s = pw_sim_create(&p, &err);
     if (!s) {
@@ -106,38 +163,53 @@ int main(int argc, char **argv)
     }
     printf("snowball: %zu particles, radius %.4f m, h %.3g m, %d frames at 24 fps\n", sd.n, r, p.h,
            frames);
-    double t_total = 0;
+    double t_total = 0, cpu_total = 0;
     uint64_t steps_total = 0;
     for (int f = 1; f <= frames; f++) {
         pw_sim_stats a, b;
         pw_sim_get_stats(s, &a);
-        double t0 = now();
+        double t0 = now(), c0 = cpu_now();
         if (pw_sim_advance_to(s, f / 24.0, NULL, NULL, &err) != PW_OK) {
             fprintf(stderr, "bench: %s\n", err.msg);
             return 1;
         }
-        double sec = now() - t0;
+        double sec = now() - t0, cpu = cpu_now() - c0;
         pw_sim_get_stats(s, &b);
         uint64_t steps = b.steps - a.steps;
         double cr = (b.cr_iterations_mean * (double)b.steps - a.cr_iterations_mean * (double)a.steps) /
                     (double)(steps ? steps : 1);
-        printf("frame %d: %.2f s/frame, %llu steps, %.3g particle-steps/s, mean CR %.1f, blocks %zu, "
-               "max |v| %.2f m/s\n",
-               f, sec, (unsigned long long)steps, (double)b.particles * (double)steps / sec, cr,
+        vec3 com = v3_zero();
+        for (size_t q = 0; q < b.particles; q++)
+            com = v3_madd(com, pw_sim_positions(s)[q], 1.0 / (double)b.particles);
+        printf("frame %d: centre of mass (%.9f, %.9f, %.9f) m\n", f, com.x, com.y, com.z);
+        printf("frame %d: %.2f s/frame (CPU %.2f s), %llu steps, %.3g particle-steps/s, mean CR "
+               "%.1f, blocks %zu, max |v| %.2f m/s\n",
+               f, sec, cpu, (unsigned long long)steps, (double)b.particles * (double)steps / sec, cr,
                b.active_blocks, b.max_speed);
         fflush(stdout);
         t_total += sec;
+        cpu_total += cpu;
         steps_total += steps;
     }
     pw_sim_stats st;
     pw_sim_get_stats(s, &st);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    printf("total: %.2f s/frame, %.2f steps/frame, %.3g particle-steps/s, mean CR %.1f, "
-           "not converged %llu, peak RSS %.0f MB\n",
-           t_total / frames, (double)steps_total / frames,
+    printf("total: %.2f s/frame (CPU %.2f s/frame, %d threads), %.2f steps/frame, %.3g "
+           "particle-steps/s, mean CR %.1f, not converged %llu, peak RSS %.0f MB\n",
+           t_total / frames, cpu_total / frames, s->threads_max, (double)steps_total / frames,
            (double)st.particles * (double)steps_total / t_total, st.cr_iterations_mean,
            (unsigned long long)st.cr_not_converged, ru.ru_maxrss / 1024.0);
+    static const char *phase[PW_PHASE_COUNT] = {"rebuild/sort", "P2G", "forces", "solve",
+                                                "F update", "G2P+advect"};
+    double wall_sum = 0;
+    for (int k = 0; k < PW_PHASE_COUNT; k++) wall_sum += s->prof.wall[k];
+    printf("per step:");
+    for (int k = 0; k < PW_PHASE_COUNT; k++)
+        printf(" %s %.1f ms (CPU %.1f ms, %.0f%%)%s", phase[k],
+               1e3 * s->prof.wall[k] / (double)st.steps, 1e3 * s->prof.cpu[k] / (double)st.steps,
+               100 * s->prof.wall[k] / wall_sum, k + 1 < PW_PHASE_COUNT ? "," : "\n");
+    if (compare_positions(s, save, compare) != 0) return 1;
     void *arrays[] = {sd.x, sd.v, sd.m, sd.mu0, sd.lambda0, sd.xi, sd.theta_c, sd.theta_s,
                       sd.Jp_min, sd.Jp_max};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) free(arrays[k]);
