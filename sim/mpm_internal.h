@@ -35,6 +35,11 @@ typedef struct {
     uint8_t off[3];   /* base node within the home block, 0..3        */
 } pw_pstep;
 
+/* G -> V0 dP(Fe; G Fe) Fe^T is the Hessian of G -> V0 Psi((I + G) Fe) at G = 0, a
+ * symmetric 9x9 matrix acting on G flattened row-major; it is fixed while the solver
+ * iterates, so it is built once per step and stored as its upper triangle, row by row. */
+#define PW_K_PACKED 45
+
 /* Phases of a step, timed by substep() for the benchmark (not part of any result). */
 enum {
     PW_PHASE_REBUILD,  /* sort by block, grid rebuild, weights of x^n                  */
@@ -76,6 +81,7 @@ struct pw_sim {
     size_t cap_step;
     pw_pstep *ps;
     pw_fcr_cache *fcr;          /* R, S, cof(Fe^n), hardened mu, lambda */
+    double (*K)[PW_K_PACKED];   /* the linearised stress of each particle (pw_mpm_prepare_stress) */
     mat3 *Mp;                   /* V0 A_p Fe^T (or V0 P Fe^T) to scatter */
     uint32_t *perm;
     void *reorder_tmp;

@@ -231,6 +231,25 @@ void pw_mpm_init_volumes(pw_sim *s)
 
 /* ---- 3. stress forces (eqs. 5-6) --------------------------------------------- */
 
+/* K of mpm_internal.h, column c = V0 dP(E_c Fe) Fe^T for the unit matrices E_c; the
+ * two triangles agree to rounding and are averaged so the solver's operator is exactly
+ * symmetric. */
+static void linearise_stress(const pw_fcr_cache *c, mat3 Fe, double V0, double K[PW_K_PACKED])
+{
+    double full[9][9];
+    mat3 FeT = m3_transpose(Fe);
+    for (int col = 0; col < 9; col++) {
+        mat3 dF = m3_zero(); /* E_ab Fe: row a of Fe moved to row a */
+        int a = col / 3, b = col % 3;
+        for (int j = 0; j < 3; j++) dF.m[a][j] = Fe.m[b][j];
+        mat3 B = m3_scale(m3_mul(pw_fcr_stress_differential_cached(c, dF), FeT), V0);
+        for (int r = 0; r < 9; r++) full[r][col] = B.m[r / 3][r % 3];
+    }
+    int k = 0;
+    for (int r = 0; r < 9; r++)
+        for (int col = r; col < 9; col++) K[k++] = 0.5 * (full[r][col] + full[col][r]);
+}
+
 void pw_mpm_prepare_stress(pw_sim *s)
 {
     const pw_particles *pt = &s->pt;
@@ -241,6 +260,7 @@ void pw_mpm_prepare_stress(pw_sim *s)
         double Jp = fmin(fmax(m3_det(pt->Fp[p]), pt->Jp_min[p]), pt->Jp_max[p]);
         double hard = pw_hardening(pt->xi[p], Jp);
         pw_fcr_cache_init(&s->fcr[p], pt->Fe[p], pt->mu0[p] * hard, pt->lambda0[p] * hard);
+        linearise_stress(&s->fcr[p], pt->Fe[p], pt->V0[p], s->K[p]);
     }
 }
 
@@ -294,23 +314,112 @@ double pw_mpm_energy(pw_sim *s, const vec3 *dx)
 
 /* ---- Hessian action (eqs. 7-8) ------------------------------------------------ */
 
+/* The 4 node indices along x of stencil row (y offset b, z offset c): the row may
+ * cross from one block into its x neighbour. */
+static inline void stencil_row(const uint32_t *nb, const pw_pstep *q, int b, int c, uint32_t idx[4])
+{
+    int oy = q->off[1] + b, oz = q->off[2] + c;
+    int sel = ((oy >> 2) << 1) | ((oz >> 2) << 2);
+    uint32_t local = (uint32_t)(((oy & 3) << 2) | ((oz & 3) << 4));
+    uint32_t row[2] = {nb[sel] * PW_BLOCK_NODES + local, nb[sel | 1] * PW_BLOCK_NODES + local};
+    for (int a = 0; a < 4; a++) {
+        int ox = q->off[0] + a;
+        idx[a] = row[ox >> 2] + (uint32_t)(ox & 3);
+    }
+}
+
+/* G = sum_i u_i grad w_ip^T with grad w_ip = (N'x Ny Nz, Nx N'y Nz, Nx Ny N'z): the
+ * sums run x innermost and are weighted by the y and z factors afterwards, so each
+ * node costs two vector multiply-adds instead of a full outer product. */
+static inline void gather_separable(const pw_grid *g, const pw_pstep *q, const vec3 *u,
+                                    double G[9])
+{
+    const uint32_t *nb = g->nbr[q->home];
+    vec3 gx = v3_zero(), gy = v3_zero(), gz = v3_zero();
+    for (int c = 0; c < 4; c++) {
+        vec3 t_w = v3_zero(), t_dw = v3_zero(), t_xw = v3_zero();
+        for (int b = 0; b < 4; b++) {
+            uint32_t idx[4];
+            stencil_row(nb, q, b, c, idx);
+            vec3 s_w = v3_zero(), s_dw = v3_zero();
+            for (int a = 0; a < 4; a++) {
+                vec3 ui = u[idx[a]];
+                s_w = v3_madd(s_w, ui, q->w[0][a]);
+                s_dw = v3_madd(s_dw, ui, q->dw[0][a]);
+            }
+            t_w = v3_madd(t_w, s_w, q->w[1][b]);   /* sum Nx Ny      */
+            t_dw = v3_madd(t_dw, s_w, q->dw[1][b]); /* sum Nx N'y     */
+            t_xw = v3_madd(t_xw, s_dw, q->w[1][b]); /* sum N'x Ny     */
+        }
+        gx = v3_madd(gx, t_xw, q->w[2][c]);
+        gy = v3_madd(gy, t_dw, q->w[2][c]);
+        gz = v3_madd(gz, t_w, q->dw[2][c]);
+    }
+    double G_[9] = {gx.x, gy.x, gz.x, gx.y, gy.y, gz.y, gx.z, gy.z, gz.z};
+    memcpy(G, G_, sizeof G_);
+}
+
+/* out_i += B grad w_ip over the stencil, in the same separable order. */
+static inline void scatter_separable(const pw_grid *g, const pw_pstep *q, const double B[9],
+                                     vec3 *out)
+{
+    const uint32_t *nb = g->nbr[q->home];
+    vec3 b0 = v3(B[0], B[3], B[6]), b1 = v3(B[1], B[4], B[7]), b2 = v3(B[2], B[5], B[8]);
+    for (int c = 0; c < 4; c++) {
+        vec3 cz_w = v3_scale(b0, q->w[2][c]), cy_w = v3_scale(b1, q->w[2][c]),
+             cz_dw = v3_scale(b2, q->dw[2][c]);
+        for (int b = 0; b < 4; b++) {
+            uint32_t idx[4];
+            stencil_row(nb, q, b, c, idx);
+            vec3 along_dw = v3_scale(cz_w, q->w[1][b]);                       /* x N'x */
+            vec3 along_w = v3_madd(v3_scale(cy_w, q->dw[1][b]), cz_dw, q->w[1][b]); /* x Nx */
+            for (int a = 0; a < 4; a++) {
+                vec3 *o = &out[idx[a]];
+                vec3 d = v3_madd(v3_scale(along_dw, q->dw[0][a]), along_w, q->w[0][a]);
+                o->x += d.x;
+                o->y += d.y;
+                o->z += d.z;
+            }
+        }
+    }
+}
+
+/* B = K G for the packed symmetric K */
+static inline void apply_K(const double K[PW_K_PACKED], const double G[9], double B[9])
+{
+    for (int r = 0; r < 9; r++) B[r] = 0;
+    int k = 0;
+    for (int r = 0; r < 9; r++) {
+        B[r] += K[k++] * G[r];
+        for (int c = r + 1; c < 9; c++, k++) {
+            B[r] += K[k] * G[c];
+            B[c] += K[k] * G[r];
+        }
+    }
+}
+
 void pw_mpm_hessian_action(pw_sim *s, const vec3 *u, vec3 *Hu)
 {
-    const pw_particles *pt = &s->pt;
-    long n = (long)pt->n;
-#pragma omp parallel for schedule(static) num_threads(s->threads)
-    for (long p = 0; p < n; p++) {
-        uint32_t idx[64];
-        double w[64];
-        vec3 grad[64];
-        stencil(&s->grid, &s->ps[p], idx, w, grad);
-        mat3 Fe = pt->Fe[p];
-        mat3 dF = m3_mul(gather_gradient(u, idx, grad), Fe);     /* eq. 8, inner term */
-        mat3 A = pw_fcr_stress_differential_cached(&s->fcr[p], dF); /* A_p             */
-        s->Mp[p] = m3_scale(m3_mul(A, m3_transpose(Fe)), pt->V0[p]);
+    const pw_grid *g = &s->grid;
+    long nn = (long)pw_grid_node_count(g);
+#pragma omp parallel num_threads(s->threads)
+    {
+#pragma omp for schedule(static)
+        for (long i = 0; i < nn; i++) Hu[i] = v3_zero();
+        for (int colour = 0; colour < 8; colour++) {
+            long lo = (long)g->colour_start[colour], hi = (long)g->colour_start[colour + 1];
+#pragma omp for schedule(dynamic, 2)
+            for (long j = lo; j < hi; j++) {
+                uint32_t home = g->colour_order[j];
+                for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
+                    double G[9], B[9];
+                    gather_separable(g, &s->ps[p], u, G);  /* eq. 8: dF = G Fe      */
+                    apply_K(s->K[p], G, B);               /* V0 A_p Fe^T           */
+                    scatter_separable(g, &s->ps[p], B, Hu); /* eq. 7                 */
+                }
+            }
+        }
     }
-    clear_nodes(s, Hu);
-    scatter_matrices(s, s->Mp, 1.0, Hu); /* eq. 7 */
 }
 
 /* ---- 7. deformation update (eqs. 11-12) -------------------------------------- */
