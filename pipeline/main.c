@@ -266,9 +266,9 @@ static int check_memory(const options *o, const pw_scene *sc)
     double need = SIM_BYTES_BASE + (double)sc->particle_estimate * SIM_BYTES_PER_PARTICLE;
     if (limit > 0 && need > limit) {
         fprintf(stderr,
-                "powder: %s: about %zu particles need about %.1f GiB, more than the %.1f GiB "
+                "powder: %s: about %zu particles need about %.0f MiB, more than the %.0f MiB "
                 "allowed (--max-memory raises the limit)\n",
-                sc->path, sc->particle_estimate, need / (1 << 30), limit / (1 << 30));
+                sc->path, sc->particle_estimate, need / (1 << 20), limit / (1 << 20));
         return EXIT_USAGE;
     }
     return 0;
