@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "export.h"
+#include "cli.h"
 #include "frames.h"
 #include "progress.h"
 #include "pw_cache.h"
@@ -17,7 +18,7 @@
 #include "shot.h"
 #include "submit.h"
 
-enum { EXIT_WORK = 1, EXIT_USAGE = 2 };
+enum { EXIT_WORK = PW_EXIT_WORK, EXIT_USAGE = PW_EXIT_USAGE };
 
 /* ---- options ---------------------------------------------------------------- */
 
@@ -134,7 +135,13 @@ static int parse_options(int argc, char **argv, options *o)
                                              "--spp", "--resolution", "--exposure", "--max-memory", NULL};
     for (int a = 2; a < argc; a++) {
         const char *arg = argv[a];
-        if (arg[0] != '-' || !arg[1]) {
+        pw_cli_token tok;
+        char msg[128];
+        if (!pw_cli_next(argc, argv, &a, with_value, &tok, msg, sizeof msg)) {
+            fprintf(stderr, "powder %s: %s\n", o->command, msg);
+            return 0;
+        }
+        if (!tok.name) {
             if (o->n_positional == 4) {
                 fprintf(stderr, "powder %s: too many arguments ('%s')\n", o->command, arg);
                 return 0;
@@ -142,22 +149,7 @@ static int parse_options(int argc, char **argv, options *o)
             o->positional[o->n_positional++] = arg;
             continue;
         }
-        char name[64];
-        const char *value = NULL, *eq = strchr(arg, '=');
-        snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
-        int needs = 0;
-        for (int k = 0; with_value[k]; k++) needs |= !strcmp(name, with_value[k]);
-        if (needs) {
-            if (eq) value = eq + 1;
-            else if (a + 1 < argc) value = argv[++a];
-            else {
-                fprintf(stderr, "powder %s: %s needs a value\n", o->command, name);
-                return 0;
-            }
-        } else if (eq) {
-            fprintf(stderr, "powder %s: %s takes no value\n", o->command, name);
-            return 0;
-        }
+        const char *name = tok.name, *value = tok.value;
         if (!strcmp(name, "--help") || !strcmp(name, "-h")) o->help = 1;
         else if (!strcmp(name, "--quiet") || !strcmp(name, "-q")) o->quiet = 1;
         else if (!strcmp(name, "--force")) o->force = 1;
@@ -218,16 +210,7 @@ static int parse_options(int argc, char **argv, options *o)
 
 /* ---- helpers ------------------------------------------------------------------ */
 
-static int exit_code_for(pw_status rc)
-{
-    return (rc == PW_EINVAL || rc == PW_EFORMAT) ? EXIT_USAGE : EXIT_WORK;
-}
-
-static int fail(const pw_error *err)
-{
-    fprintf(stderr, "powder: %s\n", err->msg);
-    return exit_code_for(err->code);
-}
+static int fail(const pw_error *err) { return pw_cli_fail(err); }
 
 /* Loads the scene named on the command line (or the default shot when allowed) and
  * applies --output. */

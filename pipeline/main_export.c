@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli.h"
 #include "export.h"
 #include "frames.h"
 #include "pw_cache.h"
@@ -22,7 +23,7 @@
 #include "export_vdb.h"
 #endif
 
-enum { EXIT_WORK = 1, EXIT_USAGE = 2 };
+enum { EXIT_WORK = PW_EXIT_WORK, EXIT_USAGE = PW_EXIT_USAGE };
 
 #ifndef POWDER_HAVE_VDB
 static const char *const no_vdb_text =
@@ -119,9 +120,16 @@ static int parse(int argc, char **argv, export_options *o)
 {
     memset(o, 0, sizeof *o);
     int n_pos = 0;
+    static const char *const with_value[] = {"--frames", "--output", NULL};
     for (int a = 2; a < argc; a++) {
-        const char *arg = argv[a], *eq = strchr(arg, '='), *value = NULL;
-        if (arg[0] != '-' || !arg[1]) {
+        const char *arg = argv[a];
+        pw_cli_token tok;
+        char msg[128];
+        if (!pw_cli_next(argc, argv, &a, with_value, &tok, msg, sizeof msg)) {
+            fprintf(stderr, "powder export: %s\n", msg);
+            return 0;
+        }
+        if (!tok.name) {
             if (n_pos == 0) o->format = arg;
             else if (n_pos == 1) o->scene = arg;
             else {
@@ -131,20 +139,7 @@ static int parse(int argc, char **argv, export_options *o)
             n_pos++;
             continue;
         }
-        char name[64];
-        snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
-        int needs = !strcmp(name, "--frames") || !strcmp(name, "--output");
-        if (needs) {
-            if (eq) value = eq + 1;
-            else if (a + 1 < argc) value = argv[++a];
-            else {
-                fprintf(stderr, "powder export: %s needs a value\n", name);
-                return 0;
-            }
-        } else if (eq) {
-            fprintf(stderr, "powder export: %s takes no value\n", name);
-            return 0;
-        }
+        const char *name = tok.name, *value = tok.value;
         if (!strcmp(name, "--help") || !strcmp(name, "-h")) o->help = 1;
         else if (!strcmp(name, "--quiet") || !strcmp(name, "-q")) o->quiet = 1;
         else if (!strcmp(name, "--frames")) o->frames = value;
@@ -158,13 +153,7 @@ static int parse(int argc, char **argv, export_options *o)
     return 1;
 }
 
-static int fail(const pw_error *err)
-{
-    fprintf(stderr, "powder: %s\n", err->msg);
-    return (err->code == PW_EINVAL || err->code == PW_EFORMAT || err->code == PW_EUNSUPPORTED)
-               ? EXIT_USAGE
-               : EXIT_WORK;
-}
+static int fail(const pw_error *err) { return pw_cli_fail(err); }
 
 /* The export pattern: the frame pattern with its .exr replaced by .ext. */
 static pw_status export_pattern(const pw_scene *sc, const char *ext, char *out, size_t n,

@@ -11,9 +11,10 @@
 #include <unistd.h>
 
 #include "pw_error.h"
+#include "cli.h"
 #include "submit.h"
 
-enum { EXIT_WORK = 1, EXIT_USAGE = 2 };
+enum { EXIT_WORK = PW_EXIT_WORK, EXIT_USAGE = PW_EXIT_USAGE };
 
 static const char *const submit_help =
     "usage: powder submit scene.json [--frames SPEC] [--chunk N] [--partition P]\n"
@@ -65,7 +66,13 @@ static int parse_submit_options(int argc, char **argv, submit_options *o)
                                              "--output", "--threads", NULL};
     for (int a = 2; a < argc; a++) {
         const char *arg = argv[a];
-        if (arg[0] != '-' || !arg[1]) {
+        pw_cli_token tok;
+        char msg[128];
+        if (!pw_cli_next(argc, argv, &a, with_value, &tok, msg, sizeof msg)) {
+            fprintf(stderr, "powder submit: %s\n", msg);
+            return 0;
+        }
+        if (!tok.name) {
             if (o->scene) {
                 fprintf(stderr, "powder submit: too many arguments ('%s')\n", arg);
                 return 0;
@@ -73,26 +80,7 @@ static int parse_submit_options(int argc, char **argv, submit_options *o)
             o->scene = arg;
             continue;
         }
-        char name[64];
-        const char *value = NULL, *eq = strchr(arg, '=');
-        snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
-        int needs = 0;
-        for (int k = 0; with_value[k]; k++) needs |= !strcmp(name, with_value[k]);
-        if (needs) {
-            if (eq) value = eq + 1;
-            else if (a + 1 < argc) value = argv[++a];
-            else {
-                fprintf(stderr, "powder submit: %s needs a value\n", name);
-                return 0;
-            }
-            if (!*value) {
-                fprintf(stderr, "powder submit: %s needs a non-empty value\n", name);
-                return 0;
-            }
-        } else if (eq) {
-            fprintf(stderr, "powder submit: %s takes no value\n", name);
-            return 0;
-        }
+        const char *name = tok.name, *value = tok.value;
         if (!strcmp(name, "--help") || !strcmp(name, "-h")) o->help = 1;
         else if (!strcmp(name, "--quiet") || !strcmp(name, "-q")) o->quiet = 1;
         else if (!strcmp(name, "--dry-run")) o->dry_run = 1;
@@ -114,11 +102,7 @@ static int parse_submit_options(int argc, char **argv, submit_options *o)
     return 1;
 }
 
-static int fail(const pw_error *err)
-{
-    fprintf(stderr, "powder: %s\n", err->msg);
-    return (err->code == PW_EINVAL || err->code == PW_EFORMAT) ? EXIT_USAGE : EXIT_WORK;
-}
+static int fail(const pw_error *err) { return pw_cli_fail(err); }
 
 static void print_dry_run(const pw_submit_plan *plan)
 {

@@ -91,20 +91,7 @@ static inline void fixture_fill(pw_seeded *out, const fixture_body *b)
             }
 }
 
-static inline void fixture_free(pw_seeded *s)
-{
-    free(s->x);
-    free(s->v);
-    free(s->m);
-    free(s->mu0);
-    free(s->lambda0);
-    free(s->xi);
-    free(s->theta_c);
-    free(s->theta_s);
-    free(s->Jp_min);
-    free(s->Jp_max);
-    memset(s, 0, sizeof *s);
-}
+static inline void fixture_free(pw_seeded *s) { pw_seeded_free(s); }
 
 /* Small-domain params for tests: no gravity, given h and box. */
 static inline void fixture_params(pw_sim_params *p, double h, vec3 lo, vec3 hi)
