@@ -30,7 +30,7 @@ static pw_status reserve_step(pw_sim *s, pw_error *err)
     size_t c = s->pt.cap;
     if (grow_array((void **)&s->ps, c, sizeof *s->ps) || grow_array((void **)&s->fcr, c, sizeof *s->fcr) ||
         grow_array((void **)&s->K, c, sizeof *s->K) ||
-        grow_array((void **)&s->Mp, c, sizeof *s->Mp) || grow_array((void **)&s->perm, c, sizeof *s->perm) ||
+        grow_array((void **)&s->perm, c, sizeof *s->perm) ||
         grow_array(&s->reorder_tmp, c, sizeof(mat3)))
         return pw_fail(err, PW_ENOMEM, "sim: cannot allocate step scratch for %zu particles", c);
     s->cap_step = c;

@@ -82,7 +82,6 @@ struct pw_sim {
     pw_pstep *ps;
     pw_fcr_cache *fcr;          /* R, S, cof(Fe^n), hardened mu, lambda */
     double (*K)[PW_K_PACKED];   /* the linearised stress of each particle (pw_mpm_prepare_stress) */
-    mat3 *Mp;                   /* V0 A_p Fe^T (or V0 P Fe^T) to scatter */
     uint32_t *perm;
     void *reorder_tmp;
     size_t cap_solve;

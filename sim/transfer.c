@@ -15,10 +15,10 @@
 
 /* ---- stencil --------------------------------------------------------------- */
 
-/* Node indices, weights w_ip and gradients grad w_ip [1/m] of the 4x4x4 stencil of
- * one particle; grad may be NULL. Order: x fastest, then y, then z. */
-static inline void stencil(const pw_grid *g, const pw_pstep *q, uint32_t idx[64], double w[64],
-                           vec3 *grad)
+/* Node indices and weights w_ip of the 4x4x4 stencil of
+ * one particle (for the transfers of velocity and mass). Order: x fastest, then y,
+ * then z. */
+static inline void stencil(const pw_grid *g, const pw_pstep *q, uint32_t idx[64], double w[64])
 {
     const uint32_t *nb = g->nbr[q->home];
     int k = 0;
@@ -31,9 +31,6 @@ static inline void stencil(const pw_grid *g, const pw_pstep *q, uint32_t idx[64]
                 int ox = q->off[0] + a;
                 idx[k] = nb[(ox >> 2) | by | bz] * PW_BLOCK_NODES + (uint32_t)((ox & 3) | ly | lz);
                 w[k] = q->w[0][a] * wyz;
-                if (grad)
-                    grad[k] = v3(q->dw[0][a] * wyz, q->w[0][a] * q->dw[1][b] * q->w[2][c],
-                                 q->w[0][a] * q->w[1][b] * q->dw[2][c]);
             }
         }
     }
@@ -46,53 +43,109 @@ static inline vec3 stencil_offset(const pw_pstep *q, int k, double h)
               h * ((double)(k >> 4) - q->fu[2]));
 }
 
-/* sum_i a_i grad w_ip^T over the stencil */
-static inline mat3 gather_gradient(const vec3 *a, const uint32_t idx[64], const vec3 grad[64])
+/* Node indices of the 16 stencil rows (y offset b, z offset c at 4c + b), 4 along x
+ * each; a row may cross from one block into its x neighbour. */
+static inline void stencil_rows(const pw_grid *g, const pw_pstep *q, uint32_t idx[16][4])
 {
-    mat3 G = m3_zero();
-    for (int k = 0; k < 64; k++) {
-        vec3 ai = a[idx[k]];
-        vec3 gk = grad[k];
-        G.m[0][0] += ai.x * gk.x; G.m[0][1] += ai.x * gk.y; G.m[0][2] += ai.x * gk.z;
-        G.m[1][0] += ai.y * gk.x; G.m[1][1] += ai.y * gk.y; G.m[1][2] += ai.y * gk.z;
-        G.m[2][0] += ai.z * gk.x; G.m[2][1] += ai.z * gk.y; G.m[2][2] += ai.z * gk.z;
+    const uint32_t *nb = g->nbr[q->home];
+    uint32_t xmask[4], xl[4]; /* all ones where the node lies in the x neighbour */
+    for (int a = 0; a < 4; a++) {
+        int ox = q->off[0] + a;
+        xmask[a] = 0u - (uint32_t)(ox >> 2);
+        xl[a] = (uint32_t)(ox & 3);
     }
-    return G;
-}
-
-/* out_i += sign * M_p grad w_ip for all particles, by colour (deterministic). */
-static void scatter_matrices(pw_sim *s, const mat3 *Mp, double sign, vec3 *out)
-{
-    const pw_grid *g = &s->grid;
-#pragma omp parallel num_threads(s->threads)
-    for (int colour = 0; colour < 8; colour++) {
-        long lo = (long)g->colour_start[colour], hi = (long)g->colour_start[colour + 1];
-#pragma omp for schedule(dynamic, 2)
-        for (long j = lo; j < hi; j++) {
-            uint32_t home = g->colour_order[j];
-            uint32_t idx[64];
-            double w[64];
-            vec3 grad[64];
-            for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
-                stencil(g, &s->ps[p], idx, w, grad);
-                mat3 M = m3_scale(Mp[p], sign);
-                for (int k = 0; k < 64; k++) {
-                    vec3 *o = &out[idx[k]];
-                    vec3 d = m3_mulv(M, grad[k]);
-                    o->x += d.x;
-                    o->y += d.y;
-                    o->z += d.z;
-                }
-            }
+    for (int c = 0; c < 4; c++) {
+        int oz = q->off[2] + c;
+        for (int b = 0; b < 4; b++) {
+            int oy = q->off[1] + b;
+            int sel = ((oy >> 2) << 1) | ((oz >> 2) << 2);
+            uint32_t local = (uint32_t)(((oy & 3) << 2) | ((oz & 3) << 4));
+            uint32_t row = nb[sel] * PW_BLOCK_NODES + local;
+            uint32_t step = (nb[sel | 1] - nb[sel]) * PW_BLOCK_NODES; /* mod 2^32 */
+            for (int a = 0; a < 4; a++) idx[4 * c + b][a] = row + (step & xmask[a]) + xl[a];
         }
     }
 }
 
-static void clear_nodes(pw_sim *s, vec3 *a)
+/* The stencil loops below work on a node's (x, y) as one 2-wide vector and z alone:
+ * the same operations in the same order as scalar code (same bits), in fewer
+ * instructions on any x86-64 or arm64. */
+typedef double v2d __attribute__((vector_size(16)));
+static inline v2d load_xy(const vec3 *a)
 {
-    long nn = (long)pw_grid_node_count(&s->grid);
-#pragma omp parallel for schedule(static) num_threads(s->threads)
-    for (long i = 0; i < nn; i++) a[i] = v3_zero();
+    v2d r;
+    memcpy(&r, a, sizeof r);
+    return r;
+}
+static inline void store_xy(vec3 *a, v2d r) { memcpy(a, &r, sizeof r); }
+
+/* G = sum_i u_i grad w_ip^T with grad w_ip = (N'x Ny Nz, Nx N'y Nz, Nx Ny N'z): the
+ * sums run x innermost and are weighted by the y and z factors afterwards, so each
+ * node costs two vector multiply-adds instead of a full outer product. */
+static inline void gather_separable(const uint32_t idx[16][4], const pw_pstep *q, const vec3 *u,
+                                    double G[9])
+{
+    v2d gx = {0, 0}, gy = {0, 0}, gz = {0, 0};
+    double gx_z = 0, gy_z = 0, gz_z = 0;
+    for (int c = 0; c < 4; c++) {
+        v2d t_w = {0, 0}, t_dw = {0, 0}, t_xw = {0, 0};
+        double t_w_z = 0, t_dw_z = 0, t_xw_z = 0;
+        for (int b = 0; b < 4; b++) {
+            const uint32_t *row = idx[4 * c + b];
+            v2d s_w = {0, 0}, s_dw = {0, 0};
+            double s_w_z = 0, s_dw_z = 0;
+            for (int a = 0; a < 4; a++) {
+                v2d ui = load_xy(&u[row[a]]);
+                double ui_z = u[row[a]].z, wa = q->w[0][a], dwa = q->dw[0][a];
+                s_w += ui * wa;
+                s_w_z += ui_z * wa;
+                s_dw += ui * dwa;
+                s_dw_z += ui_z * dwa;
+            }
+            double wb = q->w[1][b], dwb = q->dw[1][b];
+            t_w += s_w * wb; /* sum Nx Ny  */
+            t_w_z += s_w_z * wb;
+            t_dw += s_w * dwb; /* sum Nx N'y */
+            t_dw_z += s_w_z * dwb;
+            t_xw += s_dw * wb; /* sum N'x Ny */
+            t_xw_z += s_dw_z * wb;
+        }
+        double wc = q->w[2][c], dwc = q->dw[2][c];
+        gx += t_xw * wc;
+        gx_z += t_xw_z * wc;
+        gy += t_dw * wc;
+        gy_z += t_dw_z * wc;
+        gz += t_w * dwc;
+        gz_z += t_w_z * dwc;
+    }
+    double G_[9] = {gx[0], gy[0], gz[0], gx[1], gy[1], gz[1], gx_z, gy_z, gz_z};
+    memcpy(G, G_, sizeof G_);
+}
+
+/* out_i += B grad w_ip over the stencil, in the same separable order. */
+static inline void scatter_separable(const uint32_t idx[16][4], const pw_pstep *q,
+                                     const double B[9], vec3 *out)
+{
+    v2d b0 = {B[0], B[3]}, b1 = {B[1], B[4]}, b2 = {B[2], B[5]};
+    for (int c = 0; c < 4; c++) {
+        double wc = q->w[2][c], dwc = q->dw[2][c];
+        v2d cz_w = b0 * wc, cy_w = b1 * wc, cz_dw = b2 * dwc;
+        double cz_w_z = B[6] * wc, cy_w_z = B[7] * wc, cz_dw_z = B[8] * dwc;
+        for (int b = 0; b < 4; b++) {
+            const uint32_t *row = idx[4 * c + b];
+            double wb = q->w[1][b], dwb = q->dw[1][b];
+            v2d along_dw = cz_w * wb; /* times N'x */
+            double along_dw_z = cz_w_z * wb;
+            v2d along_w = cy_w * dwb + cz_dw * wb; /* times Nx */
+            double along_w_z = cy_w_z * dwb + cz_dw_z * wb;
+            for (int a = 0; a < 4; a++) {
+                vec3 *o = &out[row[a]];
+                double wa = q->w[0][a], dwa = q->dw[0][a];
+                store_xy(o, load_xy(o) + (along_dw * dwa + along_w * wa));
+                o->z += along_dw_z * dwa + along_w_z * wa;
+            }
+        }
+    }
 }
 
 /* ---- grid rebuild ------------------------------------------------------------ */
@@ -187,7 +240,7 @@ void pw_mpm_p2g(pw_sim *s)
             double w[64];
             for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
                 const pw_pstep *q = &s->ps[p];
-                stencil(g, q, idx, w, NULL);
+                stencil(g, q, idx, w);
                 double mp = pt->m[p];
                 for (int k = 0; k < 64; k++) {
                     /* momentum m_p w_ip (v_p + C_p (x_i - x_p)); C = 0 without APIC */
@@ -221,7 +274,7 @@ void pw_mpm_init_volumes(pw_sim *s)
         if (pt->V0[p] > 0) continue;
         uint32_t idx[64];
         double w[64];
-        stencil(g, &s->ps[p], idx, w, NULL);
+        stencil(g, &s->ps[p], idx, w);
         double rho = 0;
         for (int k = 0; k < 64; k++) rho += g->m[idx[k]] * w[k];
         rho *= inv_h3; /* rho_p^0 = sum_i m_i w_ip / h^3 [kg/m^3] */
@@ -231,23 +284,56 @@ void pw_mpm_init_volumes(pw_sim *s)
 
 /* ---- 3. stress forces (eqs. 5-6) --------------------------------------------- */
 
-/* K of mpm_internal.h, column c = V0 dP(E_c Fe) Fe^T for the unit matrices E_c; the
- * two triangles agree to rounding and are averaged so the solver's operator is exactly
+/* K of mpm_internal.h: with dF = G F and cof(F) F^T = J I, the terms of dP
+ * (math-notes.md) become, after the product with F^T,
+ *   2 mu (dF - dR) F^T       = 2 mu (G F F^T - R [w]x F^T),
+ *   lambda cof (cof : dF) F^T = lambda J^2 tr(G) I,
+ *   lambda (J - 1) dcof F^T   = lambda (J - 1) J (tr(G) I - G^T),
+ * where w = (tr(S) I - S)^-1 axial(R^T G F - F^T G^T R) is linear in G. The rotation
+ * term is assembled as (3 x 9 map G -> w) then (9 x 3 map w -> R [w]x F^T); the two
+ * triangles agree to rounding and are averaged so the solver's operator is exactly
  * symmetric. */
-static void linearise_stress(const pw_fcr_cache *c, mat3 Fe, double V0, double K[PW_K_PACKED])
+static void linearise_stress(const pw_fcr_cache *c, double V0, double K[PW_K_PACKED])
 {
-    double full[9][9];
-    mat3 FeT = m3_transpose(Fe);
-    for (int col = 0; col < 9; col++) {
-        mat3 dF = m3_zero(); /* E_ab Fe: row a of Fe moved to row a */
-        int a = col / 3, b = col % 3;
-        for (int j = 0; j < 3; j++) dF.m[a][j] = Fe.m[b][j];
-        mat3 B = m3_scale(m3_mul(pw_fcr_stress_differential_cached(c, dF), FeT), V0);
-        for (int r = 0; r < 9; r++) full[r][col] = B.m[r / 3][r % 3];
+    const mat3 F = c->F, R = c->R, Minv = c->inv_trS_minus_S;
+    double k_mu = 2.0 * c->mu * V0, k_vol = c->lambda * V0 * c->J * c->J,
+           k_cof = c->lambda * V0 * (c->J - 1.0) * c->J;
+    mat3 FFt = m3_mul(F, m3_transpose(F));
+    /* b_k = sum_ij Bm[k][3i+j] G_ij with b = axial(M - M^T), M = R^T G F */
+    double Bm[3][9], W[3][9], D[9][3];
+    for (int k = 0; k < 3; k++) {
+        int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                Bm[k][3 * i + j] = R.m[i][k2] * F.m[j][k1] - R.m[i][k1] * F.m[j][k2];
     }
-    int k = 0;
+    for (int m = 0; m < 3; m++)
+        for (int q = 0; q < 9; q++)
+            W[m][q] = Minv.m[m][0] * Bm[0][q] + Minv.m[m][1] * Bm[1][q] + Minv.m[m][2] * Bm[2][q];
+    /* D[3i+j][m] = (R [e_m]x F^T)_ij */
+    for (int m = 0; m < 3; m++) {
+        mat3 E = m3_zero(); /* [e_m]x */
+        E.m[(m + 2) % 3][(m + 1) % 3] = 1;
+        E.m[(m + 1) % 3][(m + 2) % 3] = -1;
+        mat3 T = m3_mul(m3_mul(R, E), m3_transpose(F));
+        for (int r = 0; r < 9; r++) D[r][m] = T.m[r / 3][r % 3];
+    }
+    double full[9][9];
+    for (int r = 0; r < 9; r++) {
+        int i = r / 3, j = r % 3;
+        for (int q = 0; q < 9; q++) {
+            int k = q / 3, l = q % 3;
+            double v = (i == k ? FFt.m[l][j] : 0.0) -
+                       (D[r][0] * W[0][q] + D[r][1] * W[1][q] + D[r][2] * W[2][q]);
+            v *= k_mu;
+            if (i == j && k == l) v += k_vol + k_cof;
+            if (i == l && j == k) v -= k_cof;
+            full[r][q] = v;
+        }
+    }
+    int n = 0;
     for (int r = 0; r < 9; r++)
-        for (int col = r; col < 9; col++) K[k++] = 0.5 * (full[r][col] + full[col][r]);
+        for (int q = r; q < 9; q++) K[n++] = 0.5 * (full[r][q] + full[q][r]);
 }
 
 void pw_mpm_prepare_stress(pw_sim *s)
@@ -260,40 +346,60 @@ void pw_mpm_prepare_stress(pw_sim *s)
         double Jp = fmin(fmax(m3_det(pt->Fp[p]), pt->Jp_min[p]), pt->Jp_max[p]);
         double hard = pw_hardening(pt->xi[p], Jp);
         pw_fcr_cache_init(&s->fcr[p], pt->Fe[p], pt->mu0[p] * hard, pt->lambda0[p] * hard);
-        linearise_stress(&s->fcr[p], pt->Fe[p], pt->V0[p], s->K[p]);
+        linearise_stress(&s->fcr[p], pt->V0[p], s->K[p]);
     }
 }
 
 /* Fe_hat(dx) = (I + sum_i dx_i grad w_ip^T) Fe of eq. 4 */
 static mat3 displaced_Fe(const pw_sim *s, size_t p, const vec3 *dx)
 {
-    uint32_t idx[64];
-    double w[64];
-    vec3 grad[64];
-    stencil(&s->grid, &s->ps[p], idx, w, grad);
-    mat3 G = gather_gradient(dx, idx, grad);
+    uint32_t idx[16][4];
+    double g9[9];
+    mat3 G;
+    stencil_rows(&s->grid, &s->ps[p], idx);
+    gather_separable(idx, &s->ps[p], dx, g9);
+    memcpy(G.m, g9, sizeof g9);
     return m3_mul(m3_add(m3_identity(), G), s->pt.Fe[p]);
+}
+
+/* f_i += -V0 P(Fe_hat) Fe^T grad w_ip of one particle (eq. 5) */
+static void particle_force(pw_sim *s, size_t p, const vec3 *dx)
+{
+    const pw_fcr_cache *c = &s->fcr[p];
+    mat3 P;
+    if (dx) {
+        P = pw_fcr_stress(displaced_Fe(s, p, dx), c->mu, c->lambda);
+    } else {
+        /* P = 2 mu (F - R) + lambda (J - 1) cof(F), from the cached polar part */
+        P = m3_add(m3_scale(m3_sub(c->F, c->R), 2.0 * c->mu),
+                   m3_scale(c->cofF, c->lambda * (c->J - 1.0)));
+    }
+    mat3 B = m3_scale(m3_mul(P, m3_transpose(s->pt.Fe[p])), -s->pt.V0[p]);
+    double b9[9];
+    memcpy(b9, B.m, sizeof b9);
+    uint32_t idx[16][4];
+    stencil_rows(&s->grid, &s->ps[p], idx);
+    scatter_separable(idx, &s->ps[p], b9, s->grid.f);
 }
 
 void pw_mpm_grid_forces(pw_sim *s, const vec3 *dx)
 {
-    const pw_particles *pt = &s->pt;
-    long n = (long)pt->n;
-#pragma omp parallel for schedule(static) num_threads(s->threads)
-    for (long p = 0; p < n; p++) {
-        const pw_fcr_cache *c = &s->fcr[p];
-        mat3 P;
-        if (dx) {
-            P = pw_fcr_stress(displaced_Fe(s, (size_t)p, dx), c->mu, c->lambda);
-        } else {
-            /* P = 2 mu (F - R) + lambda (J - 1) cof(F), from the cached polar part */
-            P = m3_add(m3_scale(m3_sub(c->F, c->R), 2.0 * c->mu),
-                       m3_scale(c->cofF, c->lambda * (c->J - 1.0)));
+    const pw_grid *g = &s->grid;
+    long nn = (long)pw_grid_node_count(g);
+#pragma omp parallel num_threads(s->threads)
+    {
+#pragma omp for schedule(static)
+        for (long i = 0; i < nn; i++) g->f[i] = v3_zero();
+        for (int colour = 0; colour < 8; colour++) {
+            long lo = (long)g->colour_start[colour], hi = (long)g->colour_start[colour + 1];
+#pragma omp for schedule(dynamic, 2)
+            for (long j = lo; j < hi; j++) {
+                uint32_t home = g->colour_order[j];
+                for (size_t p = g->start[home]; p < g->start[home + 1]; p++)
+                    particle_force(s, p, dx);
+            }
         }
-        s->Mp[p] = m3_scale(m3_mul(P, m3_transpose(pt->Fe[p])), pt->V0[p]);
     }
-    clear_nodes(s, s->grid.f);
-    scatter_matrices(s, s->Mp, -1.0, s->grid.f);
 }
 
 double pw_mpm_energy(pw_sim *s, const vec3 *dx)
@@ -314,87 +420,6 @@ double pw_mpm_energy(pw_sim *s, const vec3 *dx)
 
 /* ---- Hessian action (eqs. 7-8) ------------------------------------------------ */
 
-/* The stencil loops below work on a node's (x, y) as one 2-wide vector and z alone:
- * the same operations in the same order as scalar code (same bits), in fewer
- * instructions on any x86-64 or arm64. */
-typedef double v2d __attribute__((vector_size(16)));
-static inline v2d load_xy(const vec3 *a)
-{
-    v2d r;
-    memcpy(&r, a, sizeof r);
-    return r;
-}
-static inline void store_xy(vec3 *a, v2d r) { memcpy(a, &r, sizeof r); }
-
-/* G = sum_i u_i grad w_ip^T with grad w_ip = (N'x Ny Nz, Nx N'y Nz, Nx Ny N'z): the
- * sums run x innermost and are weighted by the y and z factors afterwards, so each
- * node costs two vector multiply-adds instead of a full outer product. */
-static inline void gather_separable(const uint32_t idx[16][4], const pw_pstep *q, const vec3 *u,
-                                    double G[9])
-{
-    v2d gx = {0, 0}, gy = {0, 0}, gz = {0, 0};
-    double gx_z = 0, gy_z = 0, gz_z = 0;
-    for (int c = 0; c < 4; c++) {
-        v2d t_w = {0, 0}, t_dw = {0, 0}, t_xw = {0, 0};
-        double t_w_z = 0, t_dw_z = 0, t_xw_z = 0;
-        for (int b = 0; b < 4; b++) {
-            const uint32_t *row = idx[4 * c + b];
-            v2d s_w = {0, 0}, s_dw = {0, 0};
-            double s_w_z = 0, s_dw_z = 0;
-            for (int a = 0; a < 4; a++) {
-                v2d ui = load_xy(&u[row[a]]);
-                double ui_z = u[row[a]].z, wa = q->w[0][a], dwa = q->dw[0][a];
-                s_w += ui * wa;
-                s_w_z += ui_z * wa;
-                s_dw += ui * dwa;
-                s_dw_z += ui_z * dwa;
-            }
-            double wb = q->w[1][b], dwb = q->dw[1][b];
-            t_w += s_w * wb; /* sum Nx Ny  */
-            t_w_z += s_w_z * wb;
-            t_dw += s_w * dwb; /* sum Nx N'y */
-            t_dw_z += s_w_z * dwb;
-            t_xw += s_dw * wb; /* sum N'x Ny */
-            t_xw_z += s_dw_z * wb;
-        }
-        double wc = q->w[2][c], dwc = q->dw[2][c];
-        gx += t_xw * wc;
-        gx_z += t_xw_z * wc;
-        gy += t_dw * wc;
-        gy_z += t_dw_z * wc;
-        gz += t_w * dwc;
-        gz_z += t_w_z * dwc;
-    }
-    double G_[9] = {gx[0], gy[0], gz[0], gx[1], gy[1], gz[1], gx_z, gy_z, gz_z};
-    memcpy(G, G_, sizeof G_);
-}
-
-/* out_i += B grad w_ip over the stencil, in the same separable order. */
-static inline void scatter_separable(const uint32_t idx[16][4], const pw_pstep *q,
-                                     const double B[9], vec3 *out)
-{
-    v2d b0 = {B[0], B[3]}, b1 = {B[1], B[4]}, b2 = {B[2], B[5]};
-    for (int c = 0; c < 4; c++) {
-        double wc = q->w[2][c], dwc = q->dw[2][c];
-        v2d cz_w = b0 * wc, cy_w = b1 * wc, cz_dw = b2 * dwc;
-        double cz_w_z = B[6] * wc, cy_w_z = B[7] * wc, cz_dw_z = B[8] * dwc;
-        for (int b = 0; b < 4; b++) {
-            const uint32_t *row = idx[4 * c + b];
-            double wb = q->w[1][b], dwb = q->dw[1][b];
-            v2d along_dw = cz_w * wb; /* times N'x */
-            double along_dw_z = cz_w_z * wb;
-            v2d along_w = cy_w * dwb + cz_dw * wb; /* times Nx */
-            double along_w_z = cy_w_z * dwb + cz_dw_z * wb;
-            for (int a = 0; a < 4; a++) {
-                vec3 *o = &out[row[a]];
-                double wa = q->w[0][a], dwa = q->dw[0][a];
-                store_xy(o, load_xy(o) + (along_dw * dwa + along_w * wa));
-                o->z += along_dw_z * dwa + along_w_z * wa;
-            }
-        }
-    }
-}
-
 /* Position of K's entry (r, c) in the packed upper triangle. */
 static const unsigned char K_AT[9][9] = {
     {0, 1, 2, 3, 4, 5, 6, 7, 8},         {1, 9, 10, 11, 12, 13, 14, 15, 16},
@@ -413,30 +438,6 @@ static inline void apply_K(const double K[PW_K_PACKED], const double G[9], doubl
 #pragma GCC unroll 9
         for (int c = 0; c < 9; c++) acc += K[K_AT[r][c]] * G[c];
         B[r] = acc;
-    }
-}
-
-/* Node indices of the 16 stencil rows (y offset b, z offset c at 4c + b), 4 along x
- * each; a row may cross from one block into its x neighbour. */
-static inline void stencil_rows(const pw_grid *g, const pw_pstep *q, uint32_t idx[16][4])
-{
-    const uint32_t *nb = g->nbr[q->home];
-    uint32_t xmask[4], xl[4]; /* all ones where the node lies in the x neighbour */
-    for (int a = 0; a < 4; a++) {
-        int ox = q->off[0] + a;
-        xmask[a] = 0u - (uint32_t)(ox >> 2);
-        xl[a] = (uint32_t)(ox & 3);
-    }
-    for (int c = 0; c < 4; c++) {
-        int oz = q->off[2] + c;
-        for (int b = 0; b < 4; b++) {
-            int oy = q->off[1] + b;
-            int sel = ((oy >> 2) << 1) | ((oz >> 2) << 2);
-            uint32_t local = (uint32_t)(((oy & 3) << 2) | ((oz & 3) << 4));
-            uint32_t row = nb[sel] * PW_BLOCK_NODES + local;
-            uint32_t step = (nb[sel | 1] - nb[sel]) * PW_BLOCK_NODES; /* mod 2^32 */
-            for (int a = 0; a < 4; a++) idx[4 * c + b][a] = row + (step & xmask[a]) + xl[a];
-        }
     }
 }
 
@@ -476,11 +477,12 @@ size_t pw_mpm_update_deformation(pw_sim *s, double dt)
     size_t first_bad = pt->n;
 #pragma omp parallel for schedule(static) num_threads(s->threads) reduction(min : first_bad)
     for (long p = 0; p < n; p++) {
-        uint32_t idx[64];
-        double w[64];
-        vec3 grad[64];
-        stencil(&s->grid, &s->ps[p], idx, w, grad);
-        mat3 grad_v = gather_gradient(s->grid.v, idx, grad); /* sum_i v_i grad w_ip^T */
+        uint32_t idx[16][4];
+        double g9[9];
+        mat3 grad_v; /* sum_i v_i grad w_ip^T */
+        stencil_rows(&s->grid, &s->ps[p], idx);
+        gather_separable(idx, &s->ps[p], s->grid.v, g9);
+        memcpy(grad_v.m, g9, sizeof g9);
         mat3 Fe_hat = m3_mul(m3_add(m3_identity(), m3_scale(grad_v, dt)), pt->Fe[p]);
         if (pw_plasticity_update(Fe_hat, pt->Fp[p], pt->theta_c[p], pt->theta_s[p], &pt->Fe[p],
                                  &pt->Fp[p]) != 0 &&
@@ -504,7 +506,7 @@ void pw_mpm_g2p(pw_sim *s)
     for (long p = 0; p < n; p++) {
         uint32_t idx[64];
         double w[64];
-        stencil(g, &s->ps[p], idx, w, NULL);
+        stencil(g, &s->ps[p], idx, w);
         const pw_pstep *q = &s->ps[p];
         vec3 v_pic = v3_zero(), dv = v3_zero();
         mat3 B = m3_zero();
