@@ -46,7 +46,7 @@ static pw_status reserve_solve(pw_sim *s, pw_error *err)
     size_t c = s->cap_solve ? s->cap_solve : 4096;
     while (c < need) c *= 2;
     if (grow_array((void **)&s->inv_sqrt_m, c, sizeof *s->inv_sqrt_m) ||
-        grow_array((void **)&s->partial, c / 1024 + 2, sizeof *s->partial))
+        grow_array((void **)&s->partial, 2 * (c / 1024 + 2), sizeof *s->partial))
         return pw_fail(err, PW_ENOMEM, "sim: cannot allocate solver vectors for %zu nodes", c);
     for (int k = 0; k < 6; k++)
         if (grow_array((void **)&s->cr[k], c, sizeof *s->cr[k]))

@@ -87,7 +87,7 @@ struct pw_sim {
     size_t cap_solve;
     double *inv_sqrt_m;         /* per node, 0 where m = 0 */
     vec3 *cr[6];                /* CR vectors x r p Ar Ap and scratch */
-    double *partial;            /* per-chunk partial sums of dots */
+    double *partial;            /* per-chunk partial sums of dots (two sets) */
 };
 
 /* ---- mpm.c --------------------------------------------------------------- */

@@ -40,23 +40,6 @@ double pw_mpm_sum(const pw_sim *s, const double *a, size_t n)
     return total;
 }
 
-/* a . b over n nodes (3 components each) */
-static double dot(const pw_sim *s, const vec3 *a, const vec3 *b, size_t n)
-{
-    long nc = (long)((n + SUM_CHUNK - 1) / SUM_CHUNK);
-    double *part = s->partial;
-#pragma omp parallel for schedule(static) num_threads(s->threads)
-    for (long c = 0; c < nc; c++) {
-        size_t lo = (size_t)c * SUM_CHUNK, hi = lo + SUM_CHUNK < n ? lo + SUM_CHUNK : n;
-        double acc = 0;
-        for (size_t k = lo; k < hi; k++) acc += v3_dot(a[k], b[k]);
-        part[c] = acc;
-    }
-    double total = 0;
-    for (long c = 0; c < nc; c++) total += part[c];
-    return total;
-}
-
 static inline vec3 project(vec3 a, uint8_t fixed)
 {
     if (fixed & 1) a.x = 0;
@@ -65,18 +48,78 @@ static inline vec3 project(vec3 a, uint8_t fixed)
     return a;
 }
 
-/* out = P (I + beta dt^2 M^-1/2 H M^-1/2) y for projected y; uses cr[5] as scratch */
-static void apply_operator(pw_sim *s, double beta_dt2, const vec3 *y, vec3 *out)
+/* ---- fused vector passes ------------------------------------------------------------
+ * Each pass runs over fixed chunks of SUM_CHUNK nodes and leaves its dot products as
+ * per-chunk partial sums (part[0..nc) and part[nc..2 nc)), each accumulated in index
+ * order; total() adds the chunks in order. So the sums are the same bits for any
+ * thread count, and a CR iteration makes three passes over the node vectors instead
+ * of seven. */
+
+static inline size_t chunk_count(size_t n) { return (n + SUM_CHUNK - 1) / SUM_CHUNK; }
+
+static double total(const double *part, size_t nc)
 {
-    pw_grid *g = &s->grid;
-    long nn = (long)pw_grid_node_count(g);
-    vec3 *u = out, *Hu = s->cr[5];
+    double t = 0;
+    for (size_t c = 0; c < nc; c++) t += part[c];
+    return t;
+}
+
+#define CHUNK_RANGE(c, n, lo, hi)                                                       \
+    size_t lo = (size_t)(c) * SUM_CHUNK, hi = lo + SUM_CHUNK < (n) ? lo + SUM_CHUNK : (n)
+
+/* x += alpha p, r -= alpha Ap, u = M^-1/2 r (the Hessian's input) */
+static void pass_update_x(pw_sim *s, size_t n, double alpha, vec3 *x, vec3 *r, const vec3 *p,
+                          const vec3 *Ap, vec3 *u)
+{
+    long nc = (long)chunk_count(n);
 #pragma omp parallel for schedule(static) num_threads(s->threads)
-    for (long i = 0; i < nn; i++) u[i] = v3_scale(y[i], s->inv_sqrt_m[i]);
-    pw_mpm_hessian_action(s, u, Hu);
+    for (long c = 0; c < nc; c++) {
+        CHUNK_RANGE(c, n, lo, hi);
+        for (size_t i = lo; i < hi; i++) {
+            x[i] = v3_madd(x[i], p[i], alpha);
+            r[i] = v3_madd(r[i], Ap[i], -alpha);
+            u[i] = v3_scale(r[i], s->inv_sqrt_m[i]);
+        }
+    }
+}
+
+/* Ar = P (r + beta dt^2 M^-1/2 Hu); partial sums of r . Ar and r . r */
+static void pass_operator(pw_sim *s, size_t n, double beta_dt2, const vec3 *r, const vec3 *Hu,
+                          vec3 *Ar)
+{
+    long nc = (long)chunk_count(n);
+    double *part = s->partial;
 #pragma omp parallel for schedule(static) num_threads(s->threads)
-    for (long i = 0; i < nn; i++)
-        out[i] = project(v3_madd(y[i], Hu[i], beta_dt2 * s->inv_sqrt_m[i]), g->fixed[i]);
+    for (long c = 0; c < nc; c++) {
+        CHUNK_RANGE(c, n, lo, hi);
+        double rAr = 0, rr = 0;
+        for (size_t i = lo; i < hi; i++) {
+            Ar[i] = project(v3_madd(r[i], Hu[i], beta_dt2 * s->inv_sqrt_m[i]), s->grid.fixed[i]);
+            rAr += v3_dot(r[i], Ar[i]);
+            rr += v3_dot(r[i], r[i]);
+        }
+        part[c] = rAr;
+        part[nc + c] = rr;
+    }
+}
+
+/* p = r + beta p, Ap = Ar + beta Ap; partial sums of Ap . Ap */
+static void pass_direction(pw_sim *s, size_t n, double beta_cr, const vec3 *r, vec3 *p,
+                           const vec3 *Ar, vec3 *Ap)
+{
+    long nc = (long)chunk_count(n);
+    double *part = s->partial;
+#pragma omp parallel for schedule(static) num_threads(s->threads)
+    for (long c = 0; c < nc; c++) {
+        CHUNK_RANGE(c, n, lo, hi);
+        double ApAp = 0;
+        for (size_t i = lo; i < hi; i++) {
+            p[i] = v3_madd(r[i], p[i], beta_cr);
+            Ap[i] = v3_madd(Ar[i], Ap[i], beta_cr);
+            ApAp += v3_dot(Ap[i], Ap[i]);
+        }
+        part[c] = ApAp;
+    }
 }
 
 /* ---- conjugate residual --------------------------------------------------------- */
@@ -88,36 +131,55 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
     long nl = (long)nn;
     double beta_dt2 = s->p.beta * dt * dt;
     vec3 *x = s->cr[0], *r = s->cr[1], *p = s->cr[2], *Ar = s->cr[3], *Ap = s->cr[4];
+    vec3 *u = s->cr[5]; /* M^-1/2 r, the Hessian's input                          */
+    vec3 *Hu = Ar;      /* H u; pass_operator turns it into Ar in place            */
     *iterations = 0;
     *converged = 1;
 
     /* massless nodes carry no unknown; x = M^1/2 v* is the initial guess */
+    size_t nc = chunk_count(nn);
+    double *part = s->partial;
 #pragma omp parallel for schedule(static) num_threads(s->threads)
-    for (long i = 0; i < nl; i++) {
-        double sm = g->m[i] > 0 ? sqrt(g->m[i]) : 0;
-        s->inv_sqrt_m[i] = g->m[i] > 0 ? 1.0 / sm : 0;
-        if (!(g->m[i] > 0)) g->fixed[i] = 7;
-        x[i] = v3_scale(g->v[i], sm);
+    for (long c = 0; c < (long)nc; c++) {
+        CHUNK_RANGE(c, nn, lo, hi);
+        double bb = 0;
+        for (size_t i = lo; i < hi; i++) {
+            double sm = g->m[i] > 0 ? sqrt(g->m[i]) : 0;
+            s->inv_sqrt_m[i] = g->m[i] > 0 ? 1.0 / sm : 0;
+            if (!(g->m[i] > 0)) g->fixed[i] = 7;
+            x[i] = v3_scale(g->v[i], sm);
+            bb += v3_dot(x[i], x[i]);
+        }
+        part[c] = bb;
     }
-    double b_norm = sqrt(dot(s, x, x, nn));
+    double b_norm = sqrt(total(part, nc));
     if (!isfinite(b_norm)) return pw_fail(err, PW_ENUMERIC, "implicit solve: non-finite v* (%g)", b_norm);
     if (b_norm == 0) return PW_OK; /* v* = 0 everywhere: v^{n+1} = 0 */
 
-    /* r = P (b - A x0) = -P beta dt^2 M^-1/2 H v*, since b = x0 */
+    /* r = P (b - A x0) = -P beta dt^2 M^-1/2 H v*, since b = x0; p = r, Ap = 0 until the
+     * first operator product */
     pw_mpm_hessian_action(s, g->v, Ar);
 #pragma omp parallel for schedule(static) num_threads(s->threads)
-    for (long i = 0; i < nl; i++) {
-        r[i] = project(v3_scale(Ar[i], -beta_dt2 * s->inv_sqrt_m[i]), g->fixed[i]);
-        p[i] = r[i];
+    for (long c = 0; c < (long)nc; c++) {
+        CHUNK_RANGE(c, nn, lo, hi);
+        double rr = 0;
+        for (size_t i = lo; i < hi; i++) {
+            r[i] = project(v3_scale(Ar[i], -beta_dt2 * s->inv_sqrt_m[i]), g->fixed[i]);
+            p[i] = r[i];
+            Ap[i] = v3_zero();
+            u[i] = v3_scale(r[i], s->inv_sqrt_m[i]);
+            rr += v3_dot(r[i], r[i]);
+        }
+        part[c] = rr;
     }
-    double r_norm = sqrt(dot(s, r, r, nn));
+    double r_norm = sqrt(total(part, nc)), rAr = 0, ApAp = 0;
     double goal = s->p.cr_tolerance * b_norm;
-    double rAr = 0;
     if (r_norm > goal) { /* (a rigid motion has H v* = 0 and needs no iteration) */
-        apply_operator(s, beta_dt2, r, Ar);
-#pragma omp parallel for schedule(static) num_threads(s->threads)
-        for (long i = 0; i < nl; i++) Ap[i] = Ar[i];
-        rAr = dot(s, r, Ar, nn);
+        pw_mpm_hessian_action(s, u, Hu);
+        pass_operator(s, nn, beta_dt2, r, Hu, Ar);
+        rAr = total(part, nc);
+        pass_direction(s, nn, 0.0, r, p, Ar, Ap); /* p = r, Ap = Ar */
+        ApAp = total(part, nc);
     }
 
     int k = 0;
@@ -126,7 +188,6 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
             *converged = 0;
             break;
         }
-        double ApAp = dot(s, Ap, Ap, nn);
         if (!isfinite(ApAp) || !isfinite(rAr))
             return pw_fail(err, PW_ENUMERIC,
                            "implicit solve: non-finite residual at iteration %d (|Ap|^2 = %g)", k,
@@ -136,21 +197,15 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
             break;
         }
         double alpha = rAr / ApAp;
-#pragma omp parallel for schedule(static) num_threads(s->threads)
-        for (long i = 0; i < nl; i++) {
-            x[i] = v3_madd(x[i], p[i], alpha);
-            r[i] = v3_madd(r[i], Ap[i], -alpha);
-        }
-        apply_operator(s, beta_dt2, r, Ar);
-        double rAr_new = dot(s, r, Ar, nn);
+        pass_update_x(s, nn, alpha, x, r, p, Ap, u);
+        pw_mpm_hessian_action(s, u, Hu);
+        pass_operator(s, nn, beta_dt2, r, Hu, Ar);
+        double rAr_new = total(part, nc);
+        r_norm = sqrt(total(part + nc, nc));
         double beta_cr = rAr_new / rAr;
         rAr = rAr_new;
-#pragma omp parallel for schedule(static) num_threads(s->threads)
-        for (long i = 0; i < nl; i++) {
-            p[i] = v3_madd(r[i], p[i], beta_cr);
-            Ap[i] = v3_madd(Ar[i], Ap[i], beta_cr);
-        }
-        r_norm = sqrt(dot(s, r, r, nn));
+        pass_direction(s, nn, beta_cr, r, p, Ar, Ap);
+        ApAp = total(part, nc);
         k++;
         if (!isfinite(r_norm))
             return pw_fail(err, PW_ENUMERIC, "implicit solve: non-finite residual at iteration %d (%g)",
