@@ -48,9 +48,11 @@ static pw_status reserve_solve(pw_sim *s, pw_error *err)
     if (grow_array((void **)&s->inv_sqrt_m, c, sizeof *s->inv_sqrt_m) ||
         grow_array((void **)&s->partial, 2 * (c / 1024 + 2), sizeof *s->partial))
         return pw_fail(err, PW_ENOMEM, "sim: cannot allocate solver vectors for %zu nodes", c);
-    for (int k = 0; k < 6; k++)
+    for (int k = 0; k < 5; k++)
         if (grow_array((void **)&s->cr[k], c, sizeof *s->cr[k]))
             return pw_fail(err, PW_ENOMEM, "sim: cannot allocate solver vectors for %zu nodes", c);
+    if (grow_array((void **)&s->u4, c, sizeof *s->u4) || grow_array((void **)&s->Hu4, c, sizeof *s->Hu4))
+        return pw_fail(err, PW_ENOMEM, "sim: cannot allocate solver vectors for %zu nodes", c);
     s->cap_solve = c;
     return PW_OK;
 }

@@ -35,6 +35,12 @@ typedef struct {
     uint8_t off[3];   /* base node within the home block, 0..3        */
 } pw_pstep;
 
+/* A node vector padded to four doubles (pad = 0): the Hessian action, the solver's
+ * inner loop, moves whole nodes as one 4-wide vector. */
+typedef struct {
+    double x, y, z, pad;
+} pw_vec4;
+
 /* G -> V0 dP(Fe; G Fe) Fe^T is the Hessian of G -> V0 Psi((I + G) Fe) at G = 0, a
  * symmetric 9x9 matrix acting on G flattened row-major; it is fixed while the solver
  * iterates, so it is built once per step and stored as its upper triangle, row by row. */
@@ -86,7 +92,8 @@ struct pw_sim {
     void *reorder_tmp;
     size_t cap_solve;
     double *inv_sqrt_m;         /* per node, 0 where m = 0 */
-    vec3 *cr[6];                /* CR vectors x r p Ar Ap and scratch */
+    vec3 *cr[5];                /* CR vectors x r p Ar Ap */
+    pw_vec4 *u4, *Hu4;          /* the Hessian action's input M^-1/2 r and output */
     double *partial;            /* per-chunk partial sums of dots (two sets) */
 };
 
@@ -110,8 +117,11 @@ void pw_mpm_prepare_stress(pw_sim *s);
 void pw_mpm_grid_forces(pw_sim *s, const vec3 *dx);
 /* Phi(dx) = sum_p V0 Psi(Fe_hat(dx)) [J] (for the force test). */
 double pw_mpm_energy(pw_sim *s, const vec3 *dx);
-/* (H u)_i = sum_p V0 dP(Fe; (sum_j u_j grad w_jp^T) Fe) Fe^T grad w_ip, eqs. 7-8. */
+/* (H u)_i = sum_p V0 dP(Fe; (sum_j u_j grad w_jp^T) Fe) Fe^T grad w_ip, eqs. 7-8.
+ * Needs pw_mpm_prepare_stress; uses s->u4, s->Hu4 as scratch. */
 void pw_mpm_hessian_action(pw_sim *s, const vec3 *u, vec3 *Hu);
+/* The same on padded node vectors (the solver's form; u and Hu must not overlap). */
+void pw_mpm_hessian_action4(pw_sim *s, const pw_vec4 *u, pw_vec4 *Hu);
 /* 7. Fe_hat = (I + dt grad v_p) Fe, then the clamp of eqs. 11-12. Returns the
  * index of the first particle whose update failed (non-finite), or n. */
 size_t pw_mpm_update_deformation(pw_sim *s, double dt);

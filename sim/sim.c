@@ -138,7 +138,9 @@ void pw_sim_destroy(pw_sim *s)
                       pt->xi, pt->theta_c, pt->theta_s, pt->Jp_min, pt->Jp_max, pt->id,
                       s->ps, s->fcr, s->K, s->perm, s->reorder_tmp, s->inv_sqrt_m, s->partial};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) free(arrays[k]);
-    for (int k = 0; k < 6; k++) free(s->cr[k]);
+    for (int k = 0; k < 5; k++) free(s->cr[k]);
+    free(s->u4);
+    free(s->Hu4);
     pw_grid_free(&s->grid);
     free(s);
 }

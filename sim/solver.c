@@ -67,9 +67,15 @@ static double total(const double *part, size_t nc)
 #define CHUNK_RANGE(c, n, lo, hi)                                                       \
     size_t lo = (size_t)(c) * SUM_CHUNK, hi = lo + SUM_CHUNK < (n) ? lo + SUM_CHUNK : (n)
 
+static inline pw_vec4 pad(vec3 a)
+{
+    pw_vec4 r = {a.x, a.y, a.z, 0};
+    return r;
+}
+
 /* x += alpha p, r -= alpha Ap, u = M^-1/2 r (the Hessian's input) */
 static void pass_update_x(pw_sim *s, size_t n, double alpha, vec3 *x, vec3 *r, const vec3 *p,
-                          const vec3 *Ap, vec3 *u)
+                          const vec3 *Ap, pw_vec4 *u)
 {
     long nc = (long)chunk_count(n);
 #pragma omp parallel for schedule(static) num_threads(s->threads)
@@ -78,13 +84,13 @@ static void pass_update_x(pw_sim *s, size_t n, double alpha, vec3 *x, vec3 *r, c
         for (size_t i = lo; i < hi; i++) {
             x[i] = v3_madd(x[i], p[i], alpha);
             r[i] = v3_madd(r[i], Ap[i], -alpha);
-            u[i] = v3_scale(r[i], s->inv_sqrt_m[i]);
+            u[i] = pad(v3_scale(r[i], s->inv_sqrt_m[i]));
         }
     }
 }
 
 /* Ar = P (r + beta dt^2 M^-1/2 Hu); partial sums of r . Ar and r . r */
-static void pass_operator(pw_sim *s, size_t n, double beta_dt2, const vec3 *r, const vec3 *Hu,
+static void pass_operator(pw_sim *s, size_t n, double beta_dt2, const vec3 *r, const pw_vec4 *Hu,
                           vec3 *Ar)
 {
     long nc = (long)chunk_count(n);
@@ -94,7 +100,8 @@ static void pass_operator(pw_sim *s, size_t n, double beta_dt2, const vec3 *r, c
         CHUNK_RANGE(c, n, lo, hi);
         double rAr = 0, rr = 0;
         for (size_t i = lo; i < hi; i++) {
-            Ar[i] = project(v3_madd(r[i], Hu[i], beta_dt2 * s->inv_sqrt_m[i]), s->grid.fixed[i]);
+            vec3 Hui = v3(Hu[i].x, Hu[i].y, Hu[i].z);
+            Ar[i] = project(v3_madd(r[i], Hui, beta_dt2 * s->inv_sqrt_m[i]), s->grid.fixed[i]);
             rAr += v3_dot(r[i], Ar[i]);
             rr += v3_dot(r[i], r[i]);
         }
@@ -131,8 +138,7 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
     long nl = (long)nn;
     double beta_dt2 = s->p.beta * dt * dt;
     vec3 *x = s->cr[0], *r = s->cr[1], *p = s->cr[2], *Ar = s->cr[3], *Ap = s->cr[4];
-    vec3 *u = s->cr[5]; /* M^-1/2 r, the Hessian's input                          */
-    vec3 *Hu = Ar;      /* H u; pass_operator turns it into Ar in place            */
+    pw_vec4 *u = s->u4, *Hu = s->Hu4; /* M^-1/2 r and H M^-1/2 r */
     *iterations = 0;
     *converged = 1;
 
@@ -167,7 +173,7 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
             r[i] = project(v3_scale(Ar[i], -beta_dt2 * s->inv_sqrt_m[i]), g->fixed[i]);
             p[i] = r[i];
             Ap[i] = v3_zero();
-            u[i] = v3_scale(r[i], s->inv_sqrt_m[i]);
+            u[i] = pad(v3_scale(r[i], s->inv_sqrt_m[i]));
             rr += v3_dot(r[i], r[i]);
         }
         part[c] = rr;
@@ -175,7 +181,7 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
     double r_norm = sqrt(total(part, nc)), rAr = 0, ApAp = 0;
     double goal = s->p.cr_tolerance * b_norm;
     if (r_norm > goal) { /* (a rigid motion has H v* = 0 and needs no iteration) */
-        pw_mpm_hessian_action(s, u, Hu);
+        pw_mpm_hessian_action4(s, u, Hu);
         pass_operator(s, nn, beta_dt2, r, Hu, Ar);
         rAr = total(part, nc);
         pass_direction(s, nn, 0.0, r, p, Ar, Ap); /* p = r, Ap = Ar */
@@ -198,7 +204,7 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
         }
         double alpha = rAr / ApAp;
         pass_update_x(s, nn, alpha, x, r, p, Ap, u);
-        pw_mpm_hessian_action(s, u, Hu);
+        pw_mpm_hessian_action4(s, u, Hu);
         pass_operator(s, nn, beta_dt2, r, Hu, Ar);
         double rAr_new = total(part, nc);
         r_norm = sqrt(total(part + nc, nc));

@@ -441,31 +441,114 @@ static inline void apply_K(const double K[PW_K_PACKED], const double G[9], doubl
     }
 }
 
-void pw_mpm_hessian_action(pw_sim *s, const vec3 *u, vec3 *Hu)
+/* The Hessian's stencil loops on whole padded nodes: 4-wide vectors that plain x86-64
+ * and arm64 run as two 2-wide operations; on x86-64 with AVX2 the compiler also emits
+ * a 4-wide clone, picked at load time. Neither clone contracts a * b + c into a fused
+ * multiply-add (AVX2 does not imply FMA), and both do the same operations in the same
+ * order, so they give the same bits. */
+typedef double v4d __attribute__((vector_size(32)));
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define HESSIAN_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define HESSIAN_CLONES
+#endif
+
+/* (through pointers: a 4-wide vector as a return value would change the ABI between
+ * the clones) */
+static inline void load4(v4d *r, const pw_vec4 *a) { memcpy(r, a, sizeof *r); }
+
+/* gather_separable on padded nodes */
+static inline void gather4(const uint32_t idx[16][4], const pw_pstep *q, const pw_vec4 *u,
+                           double G[9])
+{
+    v4d gx = {0}, gy = {0}, gz = {0};
+    for (int c = 0; c < 4; c++) {
+        v4d t_w = {0}, t_dw = {0}, t_xw = {0};
+        for (int b = 0; b < 4; b++) {
+            const uint32_t *row = idx[4 * c + b];
+            v4d s_w = {0}, s_dw = {0};
+            for (int a = 0; a < 4; a++) {
+                v4d ui;
+                load4(&ui, &u[row[a]]);
+                s_w += ui * q->w[0][a];
+                s_dw += ui * q->dw[0][a];
+            }
+            t_w += s_w * q->w[1][b];   /* sum Nx Ny  */
+            t_dw += s_w * q->dw[1][b]; /* sum Nx N'y */
+            t_xw += s_dw * q->w[1][b]; /* sum N'x Ny */
+        }
+        gx += t_xw * q->w[2][c];
+        gy += t_dw * q->w[2][c];
+        gz += t_w * q->dw[2][c];
+    }
+    double G_[9] = {gx[0], gy[0], gz[0], gx[1], gy[1], gz[1], gx[2], gy[2], gz[2]};
+    memcpy(G, G_, sizeof G_);
+}
+
+/* scatter_separable on padded nodes */
+static inline void scatter4(const uint32_t idx[16][4], const pw_pstep *q, const double B[9],
+                            pw_vec4 *out)
+{
+    v4d b0 = {B[0], B[3], B[6], 0}, b1 = {B[1], B[4], B[7], 0}, b2 = {B[2], B[5], B[8], 0};
+    for (int c = 0; c < 4; c++) {
+        v4d cz_w = b0 * q->w[2][c], cy_w = b1 * q->w[2][c], cz_dw = b2 * q->dw[2][c];
+        for (int b = 0; b < 4; b++) {
+            const uint32_t *row = idx[4 * c + b];
+            v4d along_dw = cz_w * q->w[1][b];                        /* times N'x */
+            v4d along_w = cy_w * q->dw[1][b] + cz_dw * q->w[1][b];   /* times Nx  */
+            for (int a = 0; a < 4; a++) {
+                v4d o;
+                load4(&o, &out[row[a]]);
+                o += along_dw * q->dw[0][a] + along_w * q->w[0][a];
+                memcpy(&out[row[a]], &o, sizeof o);
+            }
+        }
+    }
+}
+
+/* Hu += the contributions of the particles of one home block */
+HESSIAN_CLONES static void hessian_home(const pw_sim *s, uint32_t home, const pw_vec4 *u,
+                                        pw_vec4 *Hu)
+{
+    const pw_grid *g = &s->grid;
+    for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
+        const pw_pstep *q = &s->ps[p];
+        uint32_t idx[16][4];
+        double G[9], B[9];
+        stencil_rows(g, q, idx);
+        gather4(idx, q, u, G);     /* eq. 8: dF = G Fe */
+        apply_K(s->K[p], G, B);    /* V0 A_p Fe^T      */
+        scatter4(idx, q, B, Hu);   /* eq. 7            */
+    }
+}
+
+void pw_mpm_hessian_action4(pw_sim *s, const pw_vec4 *u, pw_vec4 *Hu)
 {
     const pw_grid *g = &s->grid;
     long nn = (long)pw_grid_node_count(g);
 #pragma omp parallel num_threads(s->threads)
     {
 #pragma omp for schedule(static)
-        for (long i = 0; i < nn; i++) Hu[i] = v3_zero();
+        for (long i = 0; i < nn; i++) memset(&Hu[i], 0, sizeof Hu[i]);
         for (int colour = 0; colour < 8; colour++) {
             long lo = (long)g->colour_start[colour], hi = (long)g->colour_start[colour + 1];
 #pragma omp for schedule(dynamic, 2)
-            for (long j = lo; j < hi; j++) {
-                uint32_t home = g->colour_order[j];
-                for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
-                    const pw_pstep *q = &s->ps[p];
-                    uint32_t idx[16][4];
-                    double G[9], B[9];
-                    stencil_rows(g, q, idx);
-                    gather_separable(idx, q, u, G);  /* eq. 8: dF = G Fe */
-                    apply_K(s->K[p], G, B);          /* V0 A_p Fe^T      */
-                    scatter_separable(idx, q, B, Hu); /* eq. 7            */
-                }
-            }
+            for (long j = lo; j < hi; j++) hessian_home(s, g->colour_order[j], u, Hu);
         }
     }
+}
+
+void pw_mpm_hessian_action(pw_sim *s, const vec3 *u, vec3 *Hu)
+{
+    long nn = (long)pw_grid_node_count(&s->grid);
+#pragma omp parallel for schedule(static) num_threads(s->threads)
+    for (long i = 0; i < nn; i++) {
+        pw_vec4 a = {u[i].x, u[i].y, u[i].z, 0};
+        s->u4[i] = a;
+    }
+    pw_mpm_hessian_action4(s, s->u4, s->Hu4);
+#pragma omp parallel for schedule(static) num_threads(s->threads)
+    for (long i = 0; i < nn; i++) Hu[i] = v3(s->Hu4[i].x, s->Hu4[i].y, s->Hu4[i].z);
 }
 
 /* ---- 7. deformation update (eqs. 11-12) -------------------------------------- */
