@@ -111,20 +111,25 @@ mat3 pw_fcr_stress_differential(mat3 F, double mu, double lambda, mat3 dF)
 
 void pw_fcr_cache_init(pw_fcr_cache *c, mat3 F, double mu, double lambda)
 {
-    mat3 U, V;
-    vec3 s;
-    m3_svd(F, &U, &s, &V);
-    mat3 Vt = m3_transpose(V);
+    pw_svd3 f;
+    m3_svd(F, &f.U, &f.sigma, &f.V);
+    pw_fcr_cache_init_svd(c, F, &f, mu, lambda);
+}
+
+void pw_fcr_cache_init_svd(pw_fcr_cache *c, mat3 F, const pw_svd3 *f, double mu, double lambda)
+{
+    mat3 Vt = m3_transpose(f->V);
+    vec3 s = f->sigma;
     c->F = F;
-    c->R = m3_mul(U, Vt);
-    c->S = m3_mul(m3_mul(V, m3_diag(s.x, s.y, s.z)), Vt);
+    c->R = m3_mul(f->U, Vt);
+    c->S = m3_mul(m3_mul(f->V, m3_diag(s.x, s.y, s.z)), Vt);
     c->cofF = m3_cofactor(F);
     c->J = m3_det(F);
     c->mu = mu;
     c->lambda = lambda;
     double inv[3];
     pair_sum_inverses(s, inv);
-    c->inv_trS_minus_S = m3_mul(m3_mul(V, m3_diag(inv[0], inv[1], inv[2])), Vt);
+    c->inv_trS_minus_S = m3_mul(m3_mul(f->V, m3_diag(inv[0], inv[1], inv[2])), Vt);
 }
 
 mat3 pw_fcr_stress_differential_cached(const pw_fcr_cache *c, mat3 dF)
@@ -136,6 +141,13 @@ mat3 pw_fcr_stress_differential_cached(const pw_fcr_cache *c, mat3 dF)
 
 int pw_plasticity_update(mat3 Fe_hat, mat3 Fp, double theta_c, double theta_s, mat3 *Fe_out,
                          mat3 *Fp_out)
+{
+    pw_svd3 f;
+    return pw_plasticity_update_svd(Fe_hat, Fp, theta_c, theta_s, Fe_out, Fp_out, &f);
+}
+
+int pw_plasticity_update_svd(mat3 Fe_hat, mat3 Fp, double theta_c, double theta_s,
+                             mat3 *Fe_out, mat3 *Fp_out, pw_svd3 *svd_out)
 {
     if (!m3_isfinite(Fe_hat) || !m3_isfinite(Fp)) return -1;
     mat3 U, V;
@@ -151,5 +163,8 @@ int pw_plasticity_update(mat3 Fe_hat, mat3 Fp, double theta_c, double theta_s, m
     *Fe_out = m3_mul(m3_mul(U, m3_diag(s.x, s.y, s.z)), Vt);
     mat3 push = m3_mul(m3_mul(V, m3_diag(s_hat.x / s.x, s_hat.y / s.y, s_hat.z / s.z)), Vt);
     *Fp_out = m3_mul(push, Fp);
+    svd_out->U = U;
+    svd_out->V = V;
+    svd_out->sigma = s;
     return 0;
 }

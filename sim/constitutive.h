@@ -34,6 +34,15 @@ typedef struct {
     mat3 inv_trS_minus_S;  /* (tr(S) I - S)^-1, zero when singular */
 } pw_fcr_cache;
 void pw_fcr_cache_init(pw_fcr_cache *c, mat3 F, double mu, double lambda);
+
+/* F = U diag(sigma) V^T with U, V proper rotations (as m3_svd returns them). */
+typedef struct {
+    mat3 U, V;
+    vec3 sigma;
+} pw_svd3;
+/* pw_fcr_cache_init from a known SVD of F (the solver keeps the one of the plasticity
+ * step, which is how it formed Fe, instead of factoring Fe again). */
+void pw_fcr_cache_init_svd(pw_fcr_cache *c, mat3 F, const pw_svd3 *f, double mu, double lambda);
 mat3 pw_fcr_stress_differential_cached(const pw_fcr_cache *c, mat3 dF);
 
 /* Eq. 11-12: given the trial elastic gradient Fe_hat = (I + dt grad v) Fe^n and the
@@ -42,5 +51,8 @@ mat3 pw_fcr_stress_differential_cached(const pw_fcr_cache *c, mat3 dF);
  * Returns 0, or -1 when the SVD input is not finite (caller reports it). */
 int pw_plasticity_update(mat3 Fe_hat, mat3 Fp, double theta_c, double theta_s,
                          mat3 *Fe_out, mat3 *Fp_out);
+/* The same, also returning Fe_out's SVD (U, the clamped Sigma, V) in *svd_out. */
+int pw_plasticity_update_svd(mat3 Fe_hat, mat3 Fp, double theta_c, double theta_s,
+                             mat3 *Fe_out, mat3 *Fp_out, pw_svd3 *svd_out);
 
 #endif

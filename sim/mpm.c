@@ -30,8 +30,9 @@ static pw_status reserve_step(pw_sim *s, pw_error *err)
     size_t c = s->pt.cap;
     if (grow_array((void **)&s->ps, c, sizeof *s->ps) || grow_array((void **)&s->fcr, c, sizeof *s->fcr) ||
         grow_array((void **)&s->K, c, sizeof *s->K) ||
+        grow_array((void **)&s->fe_svd, c, sizeof *s->fe_svd) ||
         grow_array((void **)&s->perm, c, sizeof *s->perm) ||
-        grow_array(&s->reorder_tmp, c, sizeof(mat3)))
+        grow_array(&s->reorder_tmp, c, sizeof(pw_svd3))) /* the largest element reordered */
         return pw_fail(err, PW_ENOMEM, "sim: cannot allocate step scratch for %zu particles", c);
     s->cap_step = c;
     return PW_OK;
@@ -292,6 +293,7 @@ static pw_status substep(pw_sim *s, double dt, pw_error *err)
                        s->steps, s->t, s->pt.id[bad]);
     }
     phase_end(s, &tp, PW_PHASE_UPDATE_F);
+    s->fe_svd_valid = 1;
     pw_mpm_g2p(s);                                    /* 8. PIC/FLIP blend or APIC       */
     particle_collide(s, t_next);                      /* 9. sec. 8 on particles          */
     advect(s, dt);                                    /* 10. x += dt v                   */
@@ -347,6 +349,7 @@ pw_status pw_sim_advance_to(pw_sim *s, double t_end, pw_sim_progress_fn progress
                        t_end, s->t);
     if (s->failed)
         return pw_fail(err, PW_ENUMERIC, "sim: a previous step failed; the state is unusable");
+    s->fe_svd_valid = 0; /* see mpm_internal.h */
     pw_status rc = check_particles(s, err);
     if (rc != PW_OK) {
         s->failed = 1;

@@ -88,6 +88,12 @@ struct pw_sim {
     pw_pstep *ps;
     pw_fcr_cache *fcr;          /* R, S, cof(Fe^n), hardened mu, lambda */
     double (*K)[PW_K_PACKED];   /* the linearised stress of each particle (pw_mpm_prepare_stress) */
+    pw_svd3 *fe_svd;            /* SVD of each Fe from the last plasticity step, which the
+                                   next step's stress reuses instead of factoring Fe again */
+    int fe_svd_valid;           /* set by a step, cleared where Fe comes from elsewhere (new
+                                   particles, a loaded cache) and at the start of each
+                                   pw_sim_advance_to call, so a run resumed from a cache
+                                   repeats the bits of one that was not interrupted */
     uint32_t *perm;
     void *reorder_tmp;
     size_t cap_solve;

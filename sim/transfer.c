@@ -182,6 +182,7 @@ static void reorder_particles(pw_sim *s)
     reorder(s, pt->Jp_min, sizeof *pt->Jp_min, s->perm, n);
     reorder(s, pt->Jp_max, sizeof *pt->Jp_max, s->perm, n);
     reorder(s, pt->id, sizeof *pt->id, s->perm, n);
+    if (s->fe_svd_valid) reorder(s, s->fe_svd, sizeof *s->fe_svd, s->perm, n);
 }
 
 pw_status pw_mpm_rebuild_grid(pw_sim *s, pw_error *err)
@@ -345,7 +346,11 @@ void pw_mpm_prepare_stress(pw_sim *s)
         /* eq. 2 with J_P clamped so that e^{xi (1 - J_P)} stays finite */
         double Jp = fmin(fmax(m3_det(pt->Fp[p]), pt->Jp_min[p]), pt->Jp_max[p]);
         double hard = pw_hardening(pt->xi[p], Jp);
-        pw_fcr_cache_init(&s->fcr[p], pt->Fe[p], pt->mu0[p] * hard, pt->lambda0[p] * hard);
+        if (s->fe_svd_valid)
+            pw_fcr_cache_init_svd(&s->fcr[p], pt->Fe[p], &s->fe_svd[p], pt->mu0[p] * hard,
+                                  pt->lambda0[p] * hard);
+        else
+            pw_fcr_cache_init(&s->fcr[p], pt->Fe[p], pt->mu0[p] * hard, pt->lambda0[p] * hard);
         linearise_stress(&s->fcr[p], pt->V0[p], s->K[p]);
     }
 }
@@ -567,8 +572,8 @@ size_t pw_mpm_update_deformation(pw_sim *s, double dt)
         gather_separable(idx, &s->ps[p], s->grid.v, g9);
         memcpy(grad_v.m, g9, sizeof g9);
         mat3 Fe_hat = m3_mul(m3_add(m3_identity(), m3_scale(grad_v, dt)), pt->Fe[p]);
-        if (pw_plasticity_update(Fe_hat, pt->Fp[p], pt->theta_c[p], pt->theta_s[p], &pt->Fe[p],
-                                 &pt->Fp[p]) != 0 &&
+        if (pw_plasticity_update_svd(Fe_hat, pt->Fp[p], pt->theta_c[p], pt->theta_s[p],
+                                     &pt->Fe[p], &pt->Fp[p], &s->fe_svd[p]) != 0 &&
             (size_t)p < first_bad)
             first_bad = (size_t)p;
     }
