@@ -14,6 +14,16 @@
 
 #define WALL_BAND 2.0 /* [h] width of the slip-wall band at the domain faces */
 
+/* Thread contention (mpm_internal.h): judged only on steps of at least this many
+ * particles (shorter steps time too noisily), a step with CPU time below this fraction
+ * of threads x elapsed counts as contended (a free machine measures ~0.95, spinning
+ * at barriers included; a contended one 0.5-0.65), and one-thread stretches last
+ * from the first to the last back-off [steps], doubling while contention lasts. */
+#define CONTENTION_MIN_PARTICLES 50000
+#define CONTENTION_EFFICIENCY 0.8
+#define CONTENTION_BACKOFF_FIRST 16
+#define CONTENTION_BACKOFF_MAX 1024
+
 static int grow_array(void **a, size_t n, size_t sz)
 {
     void *q = realloc(*a, (n ? n : 1) * sz);
@@ -245,16 +255,36 @@ pw_status pw_mpm_begin_step(pw_sim *s, pw_error *err)
     /* results do not depend on the thread count, so this is only about speed */
     size_t useful = s->pt.n / s->particles_per_thread + 1;
     s->threads = useful < (size_t)s->threads_max ? (int)useful : s->threads_max;
+    if (s->contended_steps > 0) {
+        s->threads = 1;
+        s->contended_steps--;
+        s->contended_total++;
+    }
     pw_status rc = reserve_step(s, err);
     if (rc == PW_OK) rc = pw_mpm_rebuild_grid(s, err); /* sort by block, weights of x^n */
     if (rc == PW_OK) rc = reserve_solve(s, err);
     return rc;
 }
 
+/* Updates the contention state from a step that took (wall, cpu) on s->threads. */
+static void judge_contention(pw_sim *s, clock_pair start, clock_pair end)
+{
+    if (s->threads < 2 || s->pt.n < CONTENTION_MIN_PARTICLES) return;
+    double wall = end.wall - start.wall, cpu = end.cpu - start.cpu;
+    if (cpu >= CONTENTION_EFFICIENCY * wall * s->threads) {
+        s->contended_backoff = CONTENTION_BACKOFF_FIRST;
+        return;
+    }
+    if (s->contended_backoff < CONTENTION_BACKOFF_FIRST)
+        s->contended_backoff = CONTENTION_BACKOFF_FIRST;
+    s->contended_steps = s->contended_backoff;
+    if (s->contended_backoff < CONTENTION_BACKOFF_MAX) s->contended_backoff *= 2;
+}
+
 static pw_status substep(pw_sim *s, double dt, pw_error *err)
 {
     double t_next = s->t + dt;
-    clock_pair tp = clock_now();
+    clock_pair tp = clock_now(), t_start = tp;
     pw_status rc = pw_mpm_begin_step(s, err);
     if (rc != PW_OK) return rc;
     phase_end(s, &tp, PW_PHASE_REBUILD);
@@ -298,6 +328,7 @@ static pw_status substep(pw_sim *s, double dt, pw_error *err)
     particle_collide(s, t_next);                      /* 9. sec. 8 on particles          */
     advect(s, dt);                                    /* 10. x += dt v                   */
     phase_end(s, &tp, PW_PHASE_G2P);
+    judge_contention(s, t_start, tp);
     s->steps++;
     s->dt_last = dt;
     return check_particles(s, err);                   /* NaN never reaches a cache       */

@@ -68,6 +68,15 @@ struct pw_sim {
     int threads;                /* used this step: fewer for small problems, where
                                    fork/join costs more than the work */
     size_t particles_per_thread;   /* that threshold (tests lower it) */
+    /* Contention: when other processes hold the cores, a thread that reaches one of the
+     * step's few hundred barriers waits a scheduler time slice for its partner, and two
+     * threads run many times slower than one (measured: 171 s vs 11 s per frame at 3e4
+     * particles on the shared 2-core machine). A step whose CPU time falls far short of
+     * threads x elapsed marks the machine contended: the next steps use one thread,
+     * and more are tried again after a back-off. */
+    int contended_steps;        /* steps left on one thread                              */
+    int contended_backoff;      /* length of the next such stretch [steps]              */
+    uint64_t contended_total;   /* steps run on one thread for contention (benchmark)    */
     pw_colliders *colliders;
     pw_particles pt;
     pw_grid grid;

@@ -195,9 +195,11 @@ int main(int argc, char **argv)
     pw_sim_get_stats(s, &st);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    printf("total: %.2f s/frame (CPU %.2f s/frame, %d threads), %.2f steps/frame, %.3g "
-           "particle-steps/s, mean CR %.1f, not converged %llu, peak RSS %.0f MB\n",
-           t_total / frames, cpu_total / frames, s->threads_max, (double)steps_total / frames,
+    printf("total: %.2f s/frame (CPU %.2f s/frame, %d threads, %llu steps on 1 for contention), "
+           "%.2f steps/frame, %.3g particle-steps/s, mean CR %.1f, not converged %llu, peak RSS "
+           "%.0f MB\n",
+           t_total / frames, cpu_total / frames, s->threads_max,
+           (unsigned long long)s->contended_total, (double)steps_total / frames,
            (double)st.particles * (double)steps_total / t_total, st.cr_iterations_mean,
            (unsigned long long)st.cr_not_converged, ru.ru_maxrss / 1024.0);
     static const char *phase[PW_PHASE_COUNT] = {"rebuild/sort", "P2G", "forces", "solve",
