@@ -30,7 +30,7 @@ typedef struct {
     double beta;              /* 0 explicit, 0.5 trapezoidal, 1 backward Euler (1)  */
     pw_transfer transfer;     /*                            (PIC/FLIP)              */
     double flip_alpha;        /* FLIP fraction [-]          (0.95)                  */
-    double cr_tolerance;      /* relative residual of the solve [-] (1e-6)          */
+    double cr_tolerance;      /* relative residual of the solve [-] (1e-4)          */
     int cr_max_iterations;    /* cap of conjugate residual iterations (200)         */
     int threads;              /* 0 = OpenMP default                                 */
 } pw_sim_params;
