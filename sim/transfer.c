@@ -450,9 +450,10 @@ static inline void apply_K(const double K[PW_K_PACKED], const double G[9], doubl
  * and arm64 run as two 2-wide operations; on x86-64 with AVX2 the compiler also emits
  * a 4-wide clone, picked at load time. Neither clone contracts a * b + c into a fused
  * multiply-add (AVX2 does not imply FMA), and both do the same operations in the same
- * order, so they give the same bits. */
+ * order, so they give the same bits (checked: the 3e3-particle snowball frame built with
+ * -DPW_NO_TARGET_CLONES, plain SSE2 only, lands every particle on the same bits). */
 typedef double v4d __attribute__((vector_size(32)));
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(PW_NO_TARGET_CLONES)
 #define HESSIAN_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define HESSIAN_CLONES
