@@ -352,6 +352,7 @@ void pw_mpm_prepare_stress(pw_sim *s)
         else
             pw_fcr_cache_init(&s->fcr[p], pt->Fe[p], pt->mu0[p] * hard, pt->lambda0[p] * hard);
         linearise_stress(&s->fcr[p], pt->V0[p], s->K[p]);
+        stencil_rows(&s->grid, &s->ps[p], s->stencil_idx[p]);
     }
 }
 
@@ -519,12 +520,10 @@ HESSIAN_CLONES static void hessian_home(const pw_sim *s, uint32_t home, const pw
     const pw_grid *g = &s->grid;
     for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
         const pw_pstep *q = &s->ps[p];
-        uint32_t idx[16][4];
         double G[9], B[9];
-        stencil_rows(g, q, idx);
-        gather4(idx, q, u, G);     /* eq. 8: dF = G Fe */
-        apply_K(s->K[p], G, B);    /* V0 A_p Fe^T      */
-        scatter4(idx, q, B, Hu);   /* eq. 7            */
+        gather4(s->stencil_idx[p], q, u, G);   /* eq. 8: dF = G Fe */
+        apply_K(s->K[p], G, B);                /* V0 A_p Fe^T      */
+        scatter4(s->stencil_idx[p], q, B, Hu); /* eq. 7            */
     }
 }
 
