@@ -219,6 +219,10 @@ static pw_surfaces *frame_surfaces(const pw_scene *sc, double t, pw_error *err)
     for (int k = 0; k < sc->n_surfaces && n < 64; k++) desc[n++] = sc->surfaces[k];
     if (sc->draw_colliders)
         for (int k = 0; k < sc->n_colliders && n < 64; k++) {
+            /* A half-space collider is the ground (or a wall) that the scene draws as a
+             * surface of its own colour; an infinite collider-coloured plane would hide
+             * it. */
+            if (sc->colliders[k].shape.kind == PW_SHAPE_HALFSPACE) continue;
             memset(&desc[n], 0, sizeof desc[n]);
             desc[n].shape = sc->colliders[k].shape;
             desc[n].size = 0;
