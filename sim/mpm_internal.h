@@ -97,8 +97,8 @@ struct pw_sim {
     pw_pstep *ps;
     pw_fcr_cache *fcr;          /* R, S, cof(Fe^n), hardened mu, lambda */
     double (*K)[PW_K_PACKED];   /* the linearised stress of each particle (pw_mpm_prepare_stress) */
-    uint32_t (*stencil_idx)[16][4]; /* node indices of each particle's stencil rows, built
-                                       with K: the solver's Hessian actions reuse them */
+    uint32_t (*stencil_idx)[16][4]; /* node indices of each particle's stencil rows
+                                       (x fastest), built with the weights of x^n */
     pw_svd3 *fe_svd;            /* SVD of each Fe from the last plasticity step, which the
                                    next step's stress reuses instead of factoring Fe again */
     int fe_svd_valid;           /* set by a step, cleared where Fe comes from elsewhere (new

@@ -213,6 +213,7 @@ pw_status pw_mpm_rebuild_grid(pw_sim *s, pw_error *err)
                 q->off[a] = (uint8_t)(base - origin[a]);
             }
             q->home = (uint32_t)home;
+            stencil_rows(g, q, s->stencil_idx[p]);
         }
     }
     return PW_OK;
@@ -352,18 +353,15 @@ void pw_mpm_prepare_stress(pw_sim *s)
         else
             pw_fcr_cache_init(&s->fcr[p], pt->Fe[p], pt->mu0[p] * hard, pt->lambda0[p] * hard);
         linearise_stress(&s->fcr[p], pt->V0[p], s->K[p]);
-        stencil_rows(&s->grid, &s->ps[p], s->stencil_idx[p]);
     }
 }
 
 /* Fe_hat(dx) = (I + sum_i dx_i grad w_ip^T) Fe of eq. 4 */
 static mat3 displaced_Fe(const pw_sim *s, size_t p, const vec3 *dx)
 {
-    uint32_t idx[16][4];
     double g9[9];
     mat3 G;
-    stencil_rows(&s->grid, &s->ps[p], idx);
-    gather_separable(idx, &s->ps[p], dx, g9);
+    gather_separable(s->stencil_idx[p], &s->ps[p], dx, g9);
     memcpy(G.m, g9, sizeof g9);
     return m3_mul(m3_add(m3_identity(), G), s->pt.Fe[p]);
 }
@@ -383,9 +381,7 @@ static void particle_force(pw_sim *s, size_t p, const vec3 *dx)
     mat3 B = m3_scale(m3_mul(P, m3_transpose(s->pt.Fe[p])), -s->pt.V0[p]);
     double b9[9];
     memcpy(b9, B.m, sizeof b9);
-    uint32_t idx[16][4];
-    stencil_rows(&s->grid, &s->ps[p], idx);
-    scatter_separable(idx, &s->ps[p], b9, s->grid.f);
+    scatter_separable(s->stencil_idx[p], &s->ps[p], b9, s->grid.f);
 }
 
 void pw_mpm_grid_forces(pw_sim *s, const vec3 *dx)
@@ -565,11 +561,9 @@ size_t pw_mpm_update_deformation(pw_sim *s, double dt)
     size_t first_bad = pt->n;
 #pragma omp parallel for schedule(static) num_threads(s->threads) reduction(min : first_bad)
     for (long p = 0; p < n; p++) {
-        uint32_t idx[16][4];
         double g9[9];
         mat3 grad_v; /* sum_i v_i grad w_ip^T */
-        stencil_rows(&s->grid, &s->ps[p], idx);
-        gather_separable(idx, &s->ps[p], s->grid.v, g9);
+        gather_separable(s->stencil_idx[p], &s->ps[p], s->grid.v, g9);
         memcpy(grad_v.m, g9, sizeof g9);
         mat3 Fe_hat = m3_mul(m3_add(m3_identity(), m3_scale(grad_v, dt)), pt->Fe[p]);
         if (pw_plasticity_update_svd(Fe_hat, pt->Fp[p], pt->theta_c[p], pt->theta_s[p],
