@@ -15,28 +15,20 @@
 
 /* ---- stencil --------------------------------------------------------------- */
 
-/* Node indices and weights w_ip of the 4x4x4 stencil of
- * one particle (for the transfers of velocity and mass). Order: x fastest, then y,
+/* Weights w_ip of the 4x4x4 stencil of one particle (for the transfers of velocity
+ * and mass), in the order of its node indices s->stencil_idx[p]: x fastest, then y,
  * then z. */
-static inline void stencil(const pw_grid *g, const pw_pstep *q, uint32_t idx[64], double w[64])
+static inline void stencil_weights(const pw_pstep *q, double w[64])
 {
-    const uint32_t *nb = g->nbr[q->home];
     int k = 0;
-    for (int c = 0; c < 4; c++) {
-        int oz = q->off[2] + c, bz = (oz >> 2) << 2, lz = (oz & 3) << 4;
+    for (int c = 0; c < 4; c++)
         for (int b = 0; b < 4; b++) {
-            int oy = q->off[1] + b, by = (oy >> 2) << 1, ly = (oy & 3) << 2;
             double wyz = q->w[1][b] * q->w[2][c];
-            for (int a = 0; a < 4; a++, k++) {
-                int ox = q->off[0] + a;
-                idx[k] = nb[(ox >> 2) | by | bz] * PW_BLOCK_NODES + (uint32_t)((ox & 3) | ly | lz);
-                w[k] = q->w[0][a] * wyz;
-            }
+            for (int a = 0; a < 4; a++, k++) w[k] = q->w[0][a] * wyz;
         }
-    }
 }
 
-/* x_i - x_p [m] for stencil entry k (same order as stencil()). */
+/* x_i - x_p [m] for stencil entry k (same order as stencil_weights()). */
 static inline vec3 stencil_offset(const pw_pstep *q, int k, double h)
 {
     return v3(h * ((double)(k & 3) - q->fu[0]), h * ((double)((k >> 2) & 3) - q->fu[1]),
@@ -238,11 +230,11 @@ void pw_mpm_p2g(pw_sim *s)
 #pragma omp for schedule(dynamic, 2)
         for (long j = lo; j < hi; j++) {
             uint32_t home = g->colour_order[j];
-            uint32_t idx[64];
             double w[64];
             for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
                 const pw_pstep *q = &s->ps[p];
-                stencil(g, q, idx, w);
+                const uint32_t *idx = &s->stencil_idx[p][0][0];
+                stencil_weights(q, w);
                 double mp = pt->m[p];
                 for (int k = 0; k < 64; k++) {
                     /* momentum m_p w_ip (v_p + C_p (x_i - x_p)); C = 0 without APIC */
@@ -274,9 +266,9 @@ void pw_mpm_init_volumes(pw_sim *s)
 #pragma omp parallel for schedule(static) num_threads(s->threads)
     for (long p = 0; p < n; p++) {
         if (pt->V0[p] > 0) continue;
-        uint32_t idx[64];
+        const uint32_t *idx = &s->stencil_idx[p][0][0];
         double w[64];
-        stencil(g, &s->ps[p], idx, w);
+        stencil_weights(&s->ps[p], w);
         double rho = 0;
         for (int k = 0; k < 64; k++) rho += g->m[idx[k]] * w[k];
         rho *= inv_h3; /* rho_p^0 = sum_i m_i w_ip / h^3 [kg/m^3] */
@@ -586,10 +578,10 @@ void pw_mpm_g2p(pw_sim *s)
     double inv_D = 3.0 * g->inv_h * g->inv_h; /* D_p^-1 = 3/h^2 for cubic B-splines */
 #pragma omp parallel for schedule(static) num_threads(s->threads)
     for (long p = 0; p < n; p++) {
-        uint32_t idx[64];
+        const uint32_t *idx = &s->stencil_idx[p][0][0];
         double w[64];
-        stencil(g, &s->ps[p], idx, w);
         const pw_pstep *q = &s->ps[p];
+        stencil_weights(q, w);
         vec3 v_pic = v3_zero(), dv = v3_zero();
         mat3 B = m3_zero();
         for (int k = 0; k < 64; k++) {
