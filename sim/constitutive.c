@@ -60,6 +60,72 @@ static mat3 stress_differential_from(mat3 dF, mat3 dR, mat3 cofF, double J, doub
     return m3_add(dP, m3_scale(cofactor_differential(F, dF), lambda * (J - 1.0)));
 }
 
+/* One-sided (Hestenes) Jacobi SVD of A from a right basis V0 near A's own: the columns
+ * of B = A V are rotated pairwise until each pair is orthogonal to WARM_SVD_TOL
+ * relative; then sigma_k = |b_k| and u_k = b_k / sigma_k, and a reflection left in U
+ * moves to the smallest sigma (negated), so U and V are proper rotations as m3_svd
+ * returns them (unsorted). Started from the previous step's V, B is orthogonal to
+ * ~dt |grad v| and 2-3 sweeps converge (quadratically), against m3_svd's four or more
+ * Jacobi sweeps on A^T A plus a QR. Returns -1, for the caller to use m3_svd, when a
+ * sigma is below WARM_SVD_RANK of the largest (U would be ill-defined) or the sweeps
+ * do not converge. */
+#define WARM_SVD_SWEEPS 8
+#define WARM_SVD_TOL 1e-15
+#define WARM_SVD_RANK 1e-6
+
+static int svd_warm(mat3 A, mat3 V0, mat3 *U, vec3 *sigma, mat3 *V)
+{
+    static const int pq[3][2] = {{0, 1}, {0, 2}, {1, 2}};
+    mat3 B = m3_mul(A, V0), W = V0;
+    int converged = 0;
+    for (int sweep = 0; sweep < WARM_SVD_SWEEPS && !converged; sweep++) {
+        converged = 1;
+        for (int k = 0; k < 3; k++) {
+            int p = pq[k][0], q = pq[k][1];
+            double a = 0, b = 0, g = 0;
+            for (int r = 0; r < 3; r++) {
+                a += B.m[r][p] * B.m[r][p];
+                b += B.m[r][q] * B.m[r][q];
+                g += B.m[r][p] * B.m[r][q];
+            }
+            if (!(fabs(g) > WARM_SVD_TOL * sqrt(a * b))) continue;
+            converged = 0;
+            /* the rotation that makes columns p and q orthogonal, the smaller angle */
+            double zeta = (b - a) / (2.0 * g);
+            double t = (zeta >= 0 ? 1.0 : -1.0) / (fabs(zeta) + sqrt(1.0 + zeta * zeta));
+            double c = 1.0 / sqrt(1.0 + t * t), sn = c * t;
+            for (int r = 0; r < 3; r++) {
+                double bp = B.m[r][p], bq = B.m[r][q], wp = W.m[r][p], wq = W.m[r][q];
+                B.m[r][p] = c * bp - sn * bq;
+                B.m[r][q] = sn * bp + c * bq;
+                W.m[r][p] = c * wp - sn * wq;
+                W.m[r][q] = sn * wp + c * wq;
+            }
+        }
+    }
+    if (!converged) return -1;
+    double sg[3], smax = 0;
+    for (int k = 0; k < 3; k++) {
+        sg[k] = sqrt(B.m[0][k] * B.m[0][k] + B.m[1][k] * B.m[1][k] + B.m[2][k] * B.m[2][k]);
+        smax = fmax(smax, sg[k]);
+    }
+    if (!(smax > 0) || !isfinite(smax)) return -1;
+    int kmin = 0;
+    for (int k = 0; k < 3; k++) {
+        if (!(sg[k] > WARM_SVD_RANK * smax)) return -1;
+        if (sg[k] < sg[kmin]) kmin = k;
+        for (int r = 0; r < 3; r++) B.m[r][k] /= sg[k];
+    }
+    if (m3_det(B) < 0) {
+        for (int r = 0; r < 3; r++) B.m[r][kmin] = -B.m[r][kmin];
+        sg[kmin] = -sg[kmin];
+    }
+    *U = B;
+    *V = W;
+    *sigma = v3(sg[0], sg[1], sg[2]);
+    return 0;
+}
+
 /* ---- public ------------------------------------------------------------------ */
 
 void pw_lame(double E, double nu, double *mu, double *lambda)
@@ -143,16 +209,16 @@ int pw_plasticity_update(mat3 Fe_hat, mat3 Fp, double theta_c, double theta_s, m
                          mat3 *Fp_out)
 {
     pw_svd3 f;
-    return pw_plasticity_update_svd(Fe_hat, Fp, theta_c, theta_s, Fe_out, Fp_out, &f);
+    return pw_plasticity_update_svd(Fe_hat, Fp, theta_c, theta_s, NULL, Fe_out, Fp_out, &f);
 }
 
 int pw_plasticity_update_svd(mat3 Fe_hat, mat3 Fp, double theta_c, double theta_s,
-                             mat3 *Fe_out, mat3 *Fp_out, pw_svd3 *svd_out)
+                             const mat3 *V_guess, mat3 *Fe_out, mat3 *Fp_out, pw_svd3 *svd_out)
 {
     if (!m3_isfinite(Fe_hat) || !m3_isfinite(Fp)) return -1;
     mat3 U, V;
     vec3 s_hat;
-    m3_svd(Fe_hat, &U, &s_hat, &V);
+    if (!V_guess || svd_warm(Fe_hat, *V_guess, &U, &s_hat, &V) != 0) m3_svd(Fe_hat, &U, &s_hat, &V);
     if (!v3_isfinite(s_hat)) return -1;
     double lo = 1.0 - theta_c, hi = 1.0 + theta_s;
     vec3 s = v3(fmin(fmax(s_hat.x, lo), hi), fmin(fmax(s_hat.y, lo), hi),

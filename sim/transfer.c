@@ -558,7 +558,8 @@ size_t pw_mpm_update_deformation(pw_sim *s, double dt)
         gather_separable(s->stencil_idx[p], &s->ps[p], s->grid.v, g9);
         memcpy(grad_v.m, g9, sizeof g9);
         mat3 Fe_hat = m3_mul(m3_add(m3_identity(), m3_scale(grad_v, dt)), pt->Fe[p]);
-        if (pw_plasticity_update_svd(Fe_hat, pt->Fp[p], pt->theta_c[p], pt->theta_s[p],
+        const mat3 *V_guess = s->fe_svd_valid ? &s->fe_svd[p].V : NULL; /* Fe^n's */
+        if (pw_plasticity_update_svd(Fe_hat, pt->Fp[p], pt->theta_c[p], pt->theta_s[p], V_guess,
                                      &pt->Fe[p], &pt->Fp[p], &s->fe_svd[p]) != 0 &&
             (size_t)p < first_bad)
             first_bad = (size_t)p;
