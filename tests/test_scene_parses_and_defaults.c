@@ -215,7 +215,7 @@ static void case_defaults(pw_scene *s)
     EQ(s->sim.beta, 1);
     CHECK(s->sim.transfer == PW_TRANSFER_PIC_FLIP, "transfer %d", (int)s->sim.transfer);
     EQ(s->sim.flip_alpha, 0.95);
-    EQ(s->sim.cr_tolerance, 1e-6);
+    EQ(s->sim.cr_tolerance, 1e-4);
     EQ(s->sim.cr_max_iterations, 200);
     EQ((double)s->max_particles, 5e6);
     EQ(s->bodies[0].particles_per_cell, 8);
