@@ -278,22 +278,22 @@ static void shot_options(const options *o, pw_shot_options *so, pw_progress *pro
 
 /* ---- commands ----------------------------------------------------------------- */
 
-static int cmd_sim_or_run_with(const options *o, int render_too, pw_scene *sc);
+typedef int (*scene_command)(const options *o, pw_scene *sc, int arg);
 
 /* A scene is a few megabytes: it lives on the heap, never on the stack. */
-static int cmd_sim_or_run(const options *o, int render_too)
+static int with_scene(const options *o, scene_command command, int arg)
 {
     pw_scene *sc = calloc(1, sizeof *sc);
     if (!sc) {
         fprintf(stderr, "powder: out of memory\n");
         return EXIT_WORK;
     }
-    int rc = cmd_sim_or_run_with(o, render_too, sc);
+    int rc = command(o, sc, arg);
     free(sc);
     return rc;
 }
 
-static int cmd_sim_or_run_with(const options *o, int render_too, pw_scene *sc)
+static int cmd_sim_or_run(const options *o, pw_scene *sc, int render_too)
 {
     int rc = load_scene(o, render_too, sc);
     if (rc) return rc;
@@ -334,23 +334,9 @@ static int cmd_sim_or_run_with(const options *o, int render_too, pw_scene *sc)
     return 0;
 }
 
-static int cmd_render_with(const options *o, pw_scene *sc);
-
-/* A scene is a few megabytes: it lives on the heap, never on the stack. */
-static int cmd_render(const options *o)
+static int cmd_render(const options *o, pw_scene *sc, int unused)
 {
-    pw_scene *sc = calloc(1, sizeof *sc);
-    if (!sc) {
-        fprintf(stderr, "powder: out of memory\n");
-        return EXIT_WORK;
-    }
-    int rc = cmd_render_with(o, sc);
-    free(sc);
-    return rc;
-}
-
-static int cmd_render_with(const options *o, pw_scene *sc)
-{
+    (void)unused;
     int rc = load_scene(o, 0, sc);
     if (rc) return rc;
     pw_error err = {0};
@@ -371,23 +357,9 @@ static int cmd_render_with(const options *o, pw_scene *sc)
     return 0;
 }
 
-static int cmd_turntable_with(const options *o, pw_scene *sc);
-
-/* A scene is a few megabytes: it lives on the heap, never on the stack. */
-static int cmd_turntable(const options *o)
+static int cmd_turntable(const options *o, pw_scene *sc, int unused)
 {
-    pw_scene *sc = calloc(1, sizeof *sc);
-    if (!sc) {
-        fprintf(stderr, "powder: out of memory\n");
-        return EXIT_WORK;
-    }
-    int rc = cmd_turntable_with(o, sc);
-    free(sc);
-    return rc;
-}
-
-static int cmd_turntable_with(const options *o, pw_scene *sc)
-{
+    (void)unused;
     int rc = load_scene(o, 0, sc);
     if (rc) return rc;
     pw_turntable_options t = {0};
@@ -502,10 +474,10 @@ int main(int argc, char **argv)
         command_help(o.command);
         return 0;
     }
-    if (!strcmp(o.command, "run")) return cmd_sim_or_run(&o, 1);
-    if (!strcmp(o.command, "sim")) return cmd_sim_or_run(&o, 0);
-    if (!strcmp(o.command, "render")) return cmd_render(&o);
-    if (!strcmp(o.command, "turntable")) return cmd_turntable(&o);
+    if (!strcmp(o.command, "run")) return with_scene(&o, cmd_sim_or_run, 1);
+    if (!strcmp(o.command, "sim")) return with_scene(&o, cmd_sim_or_run, 0);
+    if (!strcmp(o.command, "render")) return with_scene(&o, cmd_render, 0);
+    if (!strcmp(o.command, "turntable")) return with_scene(&o, cmd_turntable, 0);
     if (!strcmp(o.command, "info")) return cmd_info(&o);
     return cmd_png(&o);
 }
