@@ -111,6 +111,9 @@ struct pw_sim {
     double *inv_sqrt_m;         /* per node, 0 where m = 0 */
     vec3 *cr[5];                /* CR vectors x r p Ar Ap */
     pw_vec4 *u4, *Hu4;          /* the Hessian action's input M^-1/2 r and output */
+    vec3 *dinv;                 /* per DOF, the inverse of the diagonal of eq. 9's
+                                   operator (Jacobi); the upper half of cr[4]'s block,
+                                   so it is freed with it */
     double *partial;            /* per-chunk partial sums of dots (two sets) */
 };
 
@@ -139,6 +142,9 @@ double pw_mpm_energy(pw_sim *s, const vec3 *dx);
 void pw_mpm_hessian_action(pw_sim *s, const vec3 *u, vec3 *Hu);
 /* The same on padded node vectors (the solver's form; u and Hu must not overlap). */
 void pw_mpm_hessian_action4(pw_sim *s, const pw_vec4 *u, pw_vec4 *Hu);
+/* d_i = the diagonal of H at node i, one entry per DOF [N/m] (the solver's Jacobi
+ * preconditioner). Needs pw_mpm_prepare_stress. */
+void pw_mpm_hessian_diagonal(pw_sim *s, vec3 *d);
 /* 7. Fe_hat = (I + dt grad v_p) Fe, then the clamp of eqs. 11-12. Returns the
  * index of the first particle whose update failed (non-finite), or n. */
 size_t pw_mpm_update_deformation(pw_sim *s, double dt);

@@ -15,7 +15,15 @@
  * Degrees of freedom set by collisions (grid.fixed bits) and massless nodes are
  * projected out: they keep v* and enter only through the initial residual.
  * Dot products are summed per fixed chunk and the chunks in index order, so the
- * iterates are the same bits for any thread count. */
+ * iterates are the same bits for any thread count.
+ *
+ * Preconditioning: Jacobi, D = diag(I + beta dt^2 M^-1/2 H M^-1/2) per node and DOF,
+ * in the standard preconditioned CR recurrence (Saad, Iterative Methods, alg. 6.20
+ * with M = D), which keeps the true residual r = b - A y alongside z = D^-1 r; the
+ * stopping test uses |r|, so the tolerance means what it meant without D. D is built
+ * once per step from the diagonal of H (pw_mpm_hessian_diagonal); entries below 1,
+ * where compression makes H's diagonal negative, are raised to 1 (the identity part)
+ * so that D stays positive definite, which the recurrence needs. */
 #include <stdlib.h>
 
 #include "mpm_internal.h"
@@ -73,59 +81,65 @@ static inline pw_vec4 pad(vec3 a)
     return r;
 }
 
-/* x += alpha p, r -= alpha Ap, u = M^-1/2 r (the Hessian's input) */
+/* z = D^-1 r is not stored: each pass forms it from r and dinv where it needs it. */
+static inline vec3 precondition(vec3 r, vec3 dinv) { return v3(r.x * dinv.x, r.y * dinv.y, r.z * dinv.z); }
+
+/* x += alpha p, r -= alpha Ap, u = M^-1/2 D^-1 r (the Hessian's input) */
 static void pass_update_x(pw_sim *s, size_t n, double alpha, vec3 *x, vec3 *r, const vec3 *p,
                           const vec3 *Ap, pw_vec4 *u)
 {
     long nc = (long)chunk_count(n);
+    const vec3 *dinv = s->dinv;
 #pragma omp parallel for schedule(static) num_threads(s->threads)
     for (long c = 0; c < nc; c++) {
         CHUNK_RANGE(c, n, lo, hi);
         for (size_t i = lo; i < hi; i++) {
             x[i] = v3_madd(x[i], p[i], alpha);
             r[i] = v3_madd(r[i], Ap[i], -alpha);
-            u[i] = pad(v3_scale(r[i], s->inv_sqrt_m[i]));
+            u[i] = pad(v3_scale(precondition(r[i], dinv[i]), s->inv_sqrt_m[i]));
         }
     }
 }
 
-/* Ar = P (r + beta dt^2 M^-1/2 Hu); partial sums of r . Ar and r . r */
+/* Az = P (z + beta dt^2 M^-1/2 Hu) with z = D^-1 r; partial sums of z . Az and r . r */
 static void pass_operator(pw_sim *s, size_t n, double beta_dt2, const vec3 *r, const pw_vec4 *Hu,
-                          vec3 *Ar)
+                          vec3 *Az)
 {
     long nc = (long)chunk_count(n);
     double *part = s->partial;
+    const vec3 *dinv = s->dinv;
 #pragma omp parallel for schedule(static) num_threads(s->threads)
     for (long c = 0; c < nc; c++) {
         CHUNK_RANGE(c, n, lo, hi);
-        double rAr = 0, rr = 0;
+        double zAz = 0, rr = 0;
         for (size_t i = lo; i < hi; i++) {
-            vec3 Hui = v3(Hu[i].x, Hu[i].y, Hu[i].z);
-            Ar[i] = project(v3_madd(r[i], Hui, beta_dt2 * s->inv_sqrt_m[i]), s->grid.fixed[i]);
-            rAr += v3_dot(r[i], Ar[i]);
+            vec3 Hui = v3(Hu[i].x, Hu[i].y, Hu[i].z), z = precondition(r[i], dinv[i]);
+            Az[i] = project(v3_madd(z, Hui, beta_dt2 * s->inv_sqrt_m[i]), s->grid.fixed[i]);
+            zAz += v3_dot(z, Az[i]);
             rr += v3_dot(r[i], r[i]);
         }
-        part[c] = rAr;
+        part[c] = zAz;
         part[nc + c] = rr;
     }
 }
 
-/* p = r + beta p, Ap = Ar + beta Ap; partial sums of Ap . Ap */
+/* p = z + beta p, Ap = Az + beta Ap; partial sums of Ap . D^-1 Ap */
 static void pass_direction(pw_sim *s, size_t n, double beta_cr, const vec3 *r, vec3 *p,
-                           const vec3 *Ar, vec3 *Ap)
+                           const vec3 *Az, vec3 *Ap)
 {
     long nc = (long)chunk_count(n);
     double *part = s->partial;
+    const vec3 *dinv = s->dinv;
 #pragma omp parallel for schedule(static) num_threads(s->threads)
     for (long c = 0; c < nc; c++) {
         CHUNK_RANGE(c, n, lo, hi);
-        double ApAp = 0;
+        double ApMAp = 0;
         for (size_t i = lo; i < hi; i++) {
-            p[i] = v3_madd(r[i], p[i], beta_cr);
-            Ap[i] = v3_madd(Ar[i], Ap[i], beta_cr);
-            ApAp += v3_dot(Ap[i], Ap[i]);
+            p[i] = v3_madd(precondition(r[i], dinv[i]), p[i], beta_cr);
+            Ap[i] = v3_madd(Az[i], Ap[i], beta_cr);
+            ApMAp += v3_dot(Ap[i], precondition(Ap[i], dinv[i]));
         }
-        part[c] = ApAp;
+        part[c] = ApMAp;
     }
 }
 
@@ -162,30 +176,35 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
     if (!isfinite(b_norm)) return pw_fail(err, PW_ENUMERIC, "implicit solve: non-finite v* (%g)", b_norm);
     if (b_norm == 0) return PW_OK; /* v* = 0 everywhere: v^{n+1} = 0 */
 
-    /* r = P (b - A x0) = -P beta dt^2 M^-1/2 H v*, since b = x0; p = r, Ap = 0 until the
-     * first operator product */
+    /* r = P (b - A x0) = -P beta dt^2 M^-1/2 H v*, since b = x0; p = z = D^-1 r, Ap = 0
+     * until the first operator product */
+    vec3 *dinv = s->dinv;
+    pw_mpm_hessian_diagonal(s, dinv);
     pw_mpm_hessian_action(s, g->v, Ar);
 #pragma omp parallel for schedule(static) num_threads(s->threads)
     for (long c = 0; c < (long)nc; c++) {
         CHUNK_RANGE(c, nn, lo, hi);
         double rr = 0;
         for (size_t i = lo; i < hi; i++) {
-            r[i] = project(v3_scale(Ar[i], -beta_dt2 * s->inv_sqrt_m[i]), g->fixed[i]);
-            p[i] = r[i];
+            double ism = s->inv_sqrt_m[i], k = beta_dt2 * ism * ism;
+            dinv[i] = v3(1.0 / fmax(1.0 + k * dinv[i].x, 1.0), 1.0 / fmax(1.0 + k * dinv[i].y, 1.0),
+                         1.0 / fmax(1.0 + k * dinv[i].z, 1.0));
+            r[i] = project(v3_scale(Ar[i], -beta_dt2 * ism), g->fixed[i]);
+            p[i] = precondition(r[i], dinv[i]);
             Ap[i] = v3_zero();
-            u[i] = pad(v3_scale(r[i], s->inv_sqrt_m[i]));
+            u[i] = pad(v3_scale(p[i], ism));
             rr += v3_dot(r[i], r[i]);
         }
         part[c] = rr;
     }
-    double r_norm = sqrt(total(part, nc)), rAr = 0, ApAp = 0;
+    double r_norm = sqrt(total(part, nc)), zAz = 0, ApMAp = 0;
     double goal = s->p.cr_tolerance * b_norm;
     if (r_norm > goal) { /* (a rigid motion has H v* = 0 and needs no iteration) */
         pw_mpm_hessian_action4(s, u, Hu);
         pass_operator(s, nn, beta_dt2, r, Hu, Ar);
-        rAr = total(part, nc);
-        pass_direction(s, nn, 0.0, r, p, Ar, Ap); /* p = r, Ap = Ar */
-        ApAp = total(part, nc);
+        zAz = total(part, nc);
+        pass_direction(s, nn, 0.0, r, p, Ar, Ap); /* p = z, Ap = Az */
+        ApMAp = total(part, nc);
     }
 
     int k = 0;
@@ -194,24 +213,24 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
             *converged = 0;
             break;
         }
-        if (!isfinite(ApAp) || !isfinite(rAr))
+        if (!isfinite(ApMAp) || !isfinite(zAz))
             return pw_fail(err, PW_ENUMERIC,
-                           "implicit solve: non-finite residual at iteration %d (|Ap|^2 = %g)", k,
-                           ApAp);
-        if (ApAp == 0 || rAr == 0) { /* breakdown: no further progress possible */
+                           "implicit solve: non-finite residual at iteration %d (Ap.D^-1 Ap = %g)", k,
+                           ApMAp);
+        if (ApMAp == 0 || zAz == 0) { /* breakdown: no further progress possible */
             *converged = 0;
             break;
         }
-        double alpha = rAr / ApAp;
+        double alpha = zAz / ApMAp;
         pass_update_x(s, nn, alpha, x, r, p, Ap, u);
         pw_mpm_hessian_action4(s, u, Hu);
         pass_operator(s, nn, beta_dt2, r, Hu, Ar);
-        double rAr_new = total(part, nc);
+        double zAz_new = total(part, nc);
         r_norm = sqrt(total(part + nc, nc));
-        double beta_cr = rAr_new / rAr;
-        rAr = rAr_new;
+        double beta_cr = zAz_new / zAz;
+        zAz = zAz_new;
         pass_direction(s, nn, beta_cr, r, p, Ar, Ap);
-        ApAp = total(part, nc);
+        ApMAp = total(part, nc);
         k++;
         if (!isfinite(r_norm))
             return pw_fail(err, PW_ENUMERIC, "implicit solve: non-finite residual at iteration %d (%g)",

@@ -531,6 +531,62 @@ void pw_mpm_hessian_action4(pw_sim *s, const pw_vec4 *u, pw_vec4 *Hu)
     }
 }
 
+/* diag_a += g^T K_aa g over the stencil nodes of the particles of one home block, where
+ * K_aa is K's 3x3 block of rows and columns 3a..3a+2: the Hessian action gathers
+ * G = u g^T (G[3a+d] = u_a g_d) and scatters (B g)_a, so a unit u along e_a at one node
+ * contributes e_a . K (e_a g^T) g, that block's quadratic form. */
+static void diagonal_home(const pw_sim *s, uint32_t home, vec3 *d)
+{
+    const pw_grid *g = &s->grid;
+    for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
+        const pw_pstep *q = &s->ps[p];
+        const double *K = s->K[p];
+        double k[3][6]; /* xx yy zz xy xz yz of each block, off-diagonals doubled */
+        for (int a = 0; a < 3; a++) {
+            int r = 3 * a;
+            k[a][0] = K[K_AT[r][r]];
+            k[a][1] = K[K_AT[r + 1][r + 1]];
+            k[a][2] = K[K_AT[r + 2][r + 2]];
+            k[a][3] = 2.0 * K[K_AT[r][r + 1]];
+            k[a][4] = 2.0 * K[K_AT[r][r + 2]];
+            k[a][5] = 2.0 * K[K_AT[r + 1][r + 2]];
+        }
+        const uint32_t(*idx)[4] = s->stencil_idx[p];
+        for (int c = 0; c < 4; c++)
+            for (int b = 0; b < 4; b++)
+                for (int a = 0; a < 4; a++) {
+                    double gx = q->dw[0][a] * q->w[1][b] * q->w[2][c];
+                    double gy = q->w[0][a] * q->dw[1][b] * q->w[2][c];
+                    double gz = q->w[0][a] * q->w[1][b] * q->dw[2][c];
+                    double gg[6] = {gx * gx, gy * gy, gz * gz, gx * gy, gx * gz, gy * gz};
+                    double h[3];
+                    for (int e = 0; e < 3; e++)
+                        h[e] = k[e][0] * gg[0] + k[e][1] * gg[1] + k[e][2] * gg[2] +
+                               k[e][3] * gg[3] + k[e][4] * gg[4] + k[e][5] * gg[5];
+                    vec3 *o = &d[idx[4 * c + b][a]];
+                    o->x += h[0];
+                    o->y += h[1];
+                    o->z += h[2];
+                }
+    }
+}
+
+void pw_mpm_hessian_diagonal(pw_sim *s, vec3 *d)
+{
+    const pw_grid *g = &s->grid;
+    long nn = (long)pw_grid_node_count(g);
+#pragma omp parallel num_threads(s->threads)
+    {
+#pragma omp for schedule(static)
+        for (long i = 0; i < nn; i++) d[i] = v3_zero();
+        for (int colour = 0; colour < 8; colour++) {
+            long lo = (long)g->colour_start[colour], hi = (long)g->colour_start[colour + 1];
+#pragma omp for schedule(dynamic, 2)
+            for (long j = lo; j < hi; j++) diagonal_home(s, g->colour_order[j], d);
+        }
+    }
+}
+
 void pw_mpm_hessian_action(pw_sim *s, const vec3 *u, vec3 *Hu)
 {
     long nn = (long)pw_grid_node_count(&s->grid);
