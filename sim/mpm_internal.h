@@ -143,8 +143,8 @@ void pw_mpm_hessian_action(pw_sim *s, const vec3 *u, vec3 *Hu);
 /* The same on padded node vectors (the solver's form; u and Hu must not overlap). */
 void pw_mpm_hessian_action4(pw_sim *s, const pw_vec4 *u, pw_vec4 *Hu);
 /* d_i = the diagonal of H at node i, one entry per DOF [N/m] (the solver's Jacobi
- * preconditioner). Needs pw_mpm_prepare_stress. */
-void pw_mpm_hessian_diagonal(pw_sim *s, vec3 *d);
+ * preconditioner), padded. Needs pw_mpm_prepare_stress. */
+void pw_mpm_hessian_diagonal(pw_sim *s, pw_vec4 *d);
 /* 7. Fe_hat = (I + dt grad v_p) Fe, then the clamp of eqs. 11-12. Returns the
  * index of the first particle whose update failed (non-finite), or n. */
 size_t pw_mpm_update_deformation(pw_sim *s, double dt);

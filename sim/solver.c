@@ -159,6 +159,9 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
     /* massless nodes carry no unknown; x = M^1/2 v* is the initial guess */
     size_t nc = chunk_count(nn);
     double *part = s->partial;
+    vec3 *dinv = s->dinv;
+    pw_vec4 *Hd = s->Hu4; /* H's diagonal, until the first Hessian action */
+    pw_mpm_hessian_diagonal(s, Hd);
 #pragma omp parallel for schedule(static) num_threads(s->threads)
     for (long c = 0; c < (long)nc; c++) {
         CHUNK_RANGE(c, nn, lo, hi);
@@ -168,6 +171,9 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
             s->inv_sqrt_m[i] = g->m[i] > 0 ? 1.0 / sm : 0;
             if (!(g->m[i] > 0)) g->fixed[i] = 7;
             x[i] = v3_scale(g->v[i], sm);
+            double k = beta_dt2 / (g->m[i] > 0 ? g->m[i] : 1.0);
+            dinv[i] = v3(1.0 / fmax(1.0 + k * Hd[i].x, 1.0), 1.0 / fmax(1.0 + k * Hd[i].y, 1.0),
+                         1.0 / fmax(1.0 + k * Hd[i].z, 1.0));
             bb += v3_dot(x[i], x[i]);
         }
         part[c] = bb;
@@ -178,17 +184,13 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
 
     /* r = P (b - A x0) = -P beta dt^2 M^-1/2 H v*, since b = x0; p = z = D^-1 r, Ap = 0
      * until the first operator product */
-    vec3 *dinv = s->dinv;
-    pw_mpm_hessian_diagonal(s, dinv);
     pw_mpm_hessian_action(s, g->v, Ar);
 #pragma omp parallel for schedule(static) num_threads(s->threads)
     for (long c = 0; c < (long)nc; c++) {
         CHUNK_RANGE(c, nn, lo, hi);
         double rr = 0;
         for (size_t i = lo; i < hi; i++) {
-            double ism = s->inv_sqrt_m[i], k = beta_dt2 * ism * ism;
-            dinv[i] = v3(1.0 / fmax(1.0 + k * dinv[i].x, 1.0), 1.0 / fmax(1.0 + k * dinv[i].y, 1.0),
-                         1.0 / fmax(1.0 + k * dinv[i].z, 1.0));
+            double ism = s->inv_sqrt_m[i];
             r[i] = project(v3_scale(Ar[i], -beta_dt2 * ism), g->fixed[i]);
             p[i] = precondition(r[i], dinv[i]);
             Ap[i] = v3_zero();

@@ -534,51 +534,61 @@ void pw_mpm_hessian_action4(pw_sim *s, const pw_vec4 *u, pw_vec4 *Hu)
 /* diag_a += g^T K_aa g over the stencil nodes of the particles of one home block, where
  * K_aa is K's 3x3 block of rows and columns 3a..3a+2: the Hessian action gathers
  * G = u g^T (G[3a+d] = u_a g_d) and scatters (B g)_a, so a unit u along e_a at one node
- * contributes e_a . K (e_a g^T) g, that block's quadratic form. */
-static void diagonal_home(const pw_sim *s, uint32_t home, vec3 *d)
+ * contributes e_a . K (e_a g^T) g, that block's quadratic form. With
+ * g = (N'x Ny Nz, Nx N'y Nz, Nx Ny N'z) / h every product g_d g_e separates into
+ * per-axis factors (N^2, N'^2, N N'), so the form is summed per row and only three
+ * products remain per node. */
+HESSIAN_CLONES static void diagonal_home(const pw_sim *s, uint32_t home, pw_vec4 *d)
 {
     const pw_grid *g = &s->grid;
     for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
         const pw_pstep *q = &s->ps[p];
         const double *K = s->K[p];
-        double k[3][6]; /* xx yy zz xy xz yz of each block, off-diagonals doubled */
+        v4d k[6]; /* lanes a = 0..2: xx yy zz xy xz yz of block K_aa, off-diagonals doubled */
+        for (int j = 0; j < 6; j++) k[j] = (v4d){0};
         for (int a = 0; a < 3; a++) {
             int r = 3 * a;
-            k[a][0] = K[K_AT[r][r]];
-            k[a][1] = K[K_AT[r + 1][r + 1]];
-            k[a][2] = K[K_AT[r + 2][r + 2]];
-            k[a][3] = 2.0 * K[K_AT[r][r + 1]];
-            k[a][4] = 2.0 * K[K_AT[r][r + 2]];
-            k[a][5] = 2.0 * K[K_AT[r + 1][r + 2]];
+            k[0][a] = K[K_AT[r][r]];
+            k[1][a] = K[K_AT[r + 1][r + 1]];
+            k[2][a] = K[K_AT[r + 2][r + 2]];
+            k[3][a] = 2.0 * K[K_AT[r][r + 1]];
+            k[4][a] = 2.0 * K[K_AT[r][r + 2]];
+            k[5][a] = 2.0 * K[K_AT[r + 1][r + 2]];
         }
+        double f[3][3][4]; /* f[axis][0: N^2, 1: N'^2, 2: N N'][node] */
+        for (int ax = 0; ax < 3; ax++)
+            for (int n = 0; n < 4; n++) {
+                f[ax][0][n] = q->w[ax][n] * q->w[ax][n];
+                f[ax][1][n] = q->dw[ax][n] * q->dw[ax][n];
+                f[ax][2][n] = q->w[ax][n] * q->dw[ax][n];
+            }
         const uint32_t(*idx)[4] = s->stencil_idx[p];
         for (int c = 0; c < 4; c++)
-            for (int b = 0; b < 4; b++)
+            for (int b = 0; b < 4; b++) {
+                double Y0 = f[1][0][b], Y1 = f[1][1][b], Y2 = f[1][2][b];
+                double Z0 = f[2][0][c], Z1 = f[2][1][c], Z2 = f[2][2][c];
+                v4d P0 = k[1] * (Y1 * Z0) + k[2] * (Y0 * Z1) + k[5] * (Y2 * Z2); /* times Nx^2  */
+                v4d P1 = k[0] * (Y0 * Z0);                                      /* times N'x^2 */
+                v4d P2 = k[3] * (Y2 * Z0) + k[4] * (Y0 * Z2);                    /* times Nx N'x */
+                const uint32_t *row = idx[4 * c + b];
                 for (int a = 0; a < 4; a++) {
-                    double gx = q->dw[0][a] * q->w[1][b] * q->w[2][c];
-                    double gy = q->w[0][a] * q->dw[1][b] * q->w[2][c];
-                    double gz = q->w[0][a] * q->w[1][b] * q->dw[2][c];
-                    double gg[6] = {gx * gx, gy * gy, gz * gz, gx * gy, gx * gz, gy * gz};
-                    double h[3];
-                    for (int e = 0; e < 3; e++)
-                        h[e] = k[e][0] * gg[0] + k[e][1] * gg[1] + k[e][2] * gg[2] +
-                               k[e][3] * gg[3] + k[e][4] * gg[4] + k[e][5] * gg[5];
-                    vec3 *o = &d[idx[4 * c + b][a]];
-                    o->x += h[0];
-                    o->y += h[1];
-                    o->z += h[2];
+                    v4d o;
+                    load4(&o, &d[row[a]]);
+                    o += P0 * f[0][0][a] + P1 * f[0][1][a] + P2 * f[0][2][a];
+                    memcpy(&d[row[a]], &o, sizeof o);
                 }
+            }
     }
 }
 
-void pw_mpm_hessian_diagonal(pw_sim *s, vec3 *d)
+void pw_mpm_hessian_diagonal(pw_sim *s, pw_vec4 *d)
 {
     const pw_grid *g = &s->grid;
     long nn = (long)pw_grid_node_count(g);
 #pragma omp parallel num_threads(s->threads)
     {
 #pragma omp for schedule(static)
-        for (long i = 0; i < nn; i++) d[i] = v3_zero();
+        for (long i = 0; i < nn; i++) memset(&d[i], 0, sizeof d[i]);
         for (int colour = 0; colour < 8; colour++) {
             long lo = (long)g->colour_start[colour], hi = (long)g->colour_start[colour + 1];
 #pragma omp for schedule(dynamic, 2)
