@@ -340,11 +340,9 @@ static pw_status render_one(const pw_scene *sc, int frame, pw_density *given,
     }
     log_line(o,
              "render: frame %d: %zu particles, raster %.2f s, %dx%d x %d spp, %.1f s, "
-             "%.3g samples/s, %.1f scatterings/path%s%s -> %s%s",
+             "%.3g samples/s, %.1f scatterings/path -> %s%s",
              frame, count, t_raster, img.width, img.height, rs->spp, stats.seconds,
-             stats.samples_per_second, stats.mean_scattering_events,
-             stats.paths_cut_by_cap ? ", paths cut by the depth cap: " : "",
-             stats.paths_cut_by_cap ? "yes" : "", exr_path, png_note);
+             stats.samples_per_second, stats.mean_scattering_events, exr_path, png_note);
     if (stats.paths_cut_by_cap)
         log_line(o, "render: frame %d: %llu of %llu paths reached max_depth %d and were cut",
                  frame, (unsigned long long)stats.paths_cut_by_cap,
