@@ -13,6 +13,16 @@
 
 enum { LAST_FRAME = 4, MAX_ATTEMPTS = 60 };
 
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
+}
+
+/* Delay growth per attempt: a sixteenth of an uninterrupted run, at least 5 ms. */
+static long step_for(double run_ms) { return run_ms / 16 > 5 ? (long)(run_ms / 16) : 5; }
+
 static void sleep_ms(long ms)
 {
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
@@ -88,19 +98,25 @@ int main(void)
     snprintf(ref, sizeof ref, "%s/ref", dir);
     snprintf(killed, sizeof killed, "%s/killed", dir);
     snprintf(log, sizeof log, "%s/log.txt", dir);
-    int sanitized = getenv("POWDER_SANITIZED") != NULL;
 
-    /* 1. reference: uninterrupted */
+    /* 1. reference: uninterrupted, timed, so the kill delays below follow the speed of
+     * this build and machine (a sanitizer build is ten times slower than Release) */
     const char *sim_ref[] = {"sim", scene, "--output", ref, "--quiet", NULL};
+    double t0 = now_ms();
     CHECK(powder_run(log, sim_ref) == 0, "reference sim failed (log %s)", log);
+    double sim_ms = now_ms() - t0;
     const char *render_ref[] = {"render", scene, "--output", ref, "--quiet", NULL};
+    t0 = now_ms();
     CHECK(powder_run(log, render_ref) == 0, "reference render failed");
+    double render_ms = now_ms() - t0;
+    printf("uninterrupted: sim %.0f ms, render %.0f ms\n", sim_ms, render_ms);
 
     /* 2. the simulation, killed again and again */
     char cache_dir[4096];
     snprintf(cache_dir, sizeof cache_dir, "%s/cache", killed);
     const char *sim[] = {"sim", scene, "--output", killed, "--quiet", NULL};
-    int kills = run_with_kills(log, sim, cache_dir, ".pwc", sanitized ? 400 : 60);
+    /* kills spread over about one uninterrupted run's length */
+    int kills = run_with_kills(log, sim, cache_dir, ".pwc", step_for(sim_ms));
     printf("sim: killed %d times before a run completed\n", kills);
     CHECK(kills >= 3, "only %d kills: the sweep did not interrupt the simulation", kills);
     for (int f = 0; f <= LAST_FRAME; f++) {
@@ -112,7 +128,7 @@ int main(void)
 
     /* 3. the render, killed again and again (resume skips finished frames) */
     const char *render[] = {"render", scene, "--output", killed, "--resume", "--quiet", NULL};
-    kills = run_with_kills(log, render, killed, ".exr", sanitized ? 300 : 25);
+    kills = run_with_kills(log, render, killed, ".exr", step_for(render_ms));
     printf("render: killed %d times before a run completed\n", kills);
     for (int f = 0; f <= LAST_FRAME; f++) {
         char a[4096], b[4096];
