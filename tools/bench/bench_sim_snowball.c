@@ -5,7 +5,7 @@
  * impact (the expensive part: stress, solve iterations) falls in the first frames.
  *
  *   bench_sim_snowball [--frames N] [--particles N] [--threads N] [--speed V]
- *                      [--tolerance T] [--save FILE] [--compare FILE]
+ *                      [--tolerance T] [--save FILE] [--compare FILE] [--cache FILE]
  *
  * --tolerance sets cr_tolerance; --save writes the final positions (by particle id,
  * doubles) and --compare reports the largest and RMS distance to a saved run, to see
@@ -123,8 +123,9 @@ int main(int argc, char **argv)
 {
     int frames = 1, threads = 0;
     double particles = 3.0e5, speed = 4.0, tolerance = 0;
-    const char *save = NULL, *compare = NULL;
-    for (int k = 1; k + 1 < argc; k += 2) {
+    const char *save = NULL, *compare = NULL, *cache = NULL;
+    for (int k = 1; k < argc; k += 2) {
+        if (k + 1 >= argc) k = argc - 1; /* a lone or trailing flag (--help): usage */
         if (!strcmp(argv[k], "--frames")) frames = atoi(argv[k + 1]);
         else if (!strcmp(argv[k], "--particles")) particles = atof(argv[k + 1]);
         else if (!strcmp(argv[k], "--threads")) threads = atoi(argv[k + 1]);
@@ -132,9 +133,11 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[k], "--tolerance")) tolerance = atof(argv[k + 1]);
         else if (!strcmp(argv[k], "--save")) save = argv[k + 1];
         else if (!strcmp(argv[k], "--compare")) compare = argv[k + 1];
+        else if (!strcmp(argv[k], "--cache")) cache = argv[k + 1];
         else {
             fprintf(stderr, "usage: %s [--frames N] [--particles N] [--threads N] [--speed V] "
-                            "[--tolerance T] [--save FILE] [--compare FILE]\n", argv[0]);
+                            "[--tolerance T] [--save FILE] [--compare FILE] [--cache FILE.pwc]\n",
+                    argv[0]);
             return 2;
         }
     }
@@ -212,9 +215,15 @@ int main(int argc, char **argv)
                1e3 * s->prof.wall[k] / (double)st.steps, 1e3 * s->prof.cpu[k] / (double)st.steps,
                100 * s->prof.wall[k] / wall_sum, k + 1 < PW_PHASE_COUNT ? "," : "\n");
     if (compare_positions(s, save, compare) != 0) return 1;
-    void *arrays[] = {sd.x, sd.v, sd.m, sd.mu0, sd.lambda0, sd.xi, sd.theta_c, sd.theta_s,
-                      sd.Jp_min, sd.Jp_max};
-    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) free(arrays[k]);
+    if (cache) { /* the last frame as a cache, e.g. for bench_render_snowball */
+        pw_error err = {0};
+        if (pw_sim_save(s, cache, frames, 0, &err) != PW_OK) {
+            fprintf(stderr, "bench: %s\n", err.msg);
+            return 1;
+        }
+        printf("cache: %s\n", cache);
+    }
+    pw_seeded_free(&sd);
     pw_sim_destroy(s);
     return 0;
 }
