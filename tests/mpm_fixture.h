@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "constitutive.h"
+#include "pw_file.h"
 #include "pw_sim.h"
 
 typedef struct {
@@ -92,6 +93,20 @@ static inline void fixture_fill(pw_seeded *out, const fixture_body *b)
 }
 
 static inline void fixture_free(pw_seeded *s) { pw_seeded_free(s); }
+
+/* 1 when both files exist, are non-empty and hold the same bytes. */
+static inline int fixture_same_file(const char *a, const char *b)
+{
+    pw_error err = {0};
+    char *da = NULL, *db = NULL;
+    size_t na = 0, nb = 0;
+    int same = pw_read_file(a, 1 << 28, &da, &na, &err) == PW_OK &&
+               pw_read_file(b, 1 << 28, &db, &nb, &err) == PW_OK && na == nb && na > 0 &&
+               memcmp(da, db, na) == 0;
+    free(da);
+    free(db);
+    return same;
+}
 
 /* Small-domain params for tests: no gravity, given h and box. */
 static inline void fixture_params(pw_sim_params *p, double h, vec3 lo, vec3 hi)

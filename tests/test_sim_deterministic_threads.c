@@ -48,19 +48,6 @@ static int run(int threads, pw_transfer transfer, const char *path)
     return 0;
 }
 
-static int same_file(const char *a, const char *b)
-{
-    pw_error err = {0};
-    char *da = NULL, *db = NULL;
-    size_t na = 0, nb = 0;
-    int same = pw_read_file(a, 1 << 28, &da, &na, &err) == PW_OK &&
-               pw_read_file(b, 1 << 28, &db, &nb, &err) == PW_OK && na == nb && na > 0 &&
-               memcmp(da, db, na) == 0;
-    free(da);
-    free(db);
-    return same;
-}
-
 int main(void)
 {
     char p1[512], p2[512];
@@ -69,7 +56,7 @@ int main(void)
         snprintf(p2, sizeof p2, "%s/sim_det_%d_t2.pwc", POWDER_TEST_TMP, transfer);
         run(1, (pw_transfer)transfer, p1);
         run(2, (pw_transfer)transfer, p2);
-        CHECK(same_file(p1, p2), "%d.1 caches differ between 1 and 2 threads", transfer + 1);
+        CHECK(fixture_same_file(p1, p2), "%d.1 caches differ between 1 and 2 threads", transfer + 1);
     }
     return check_done("sim_deterministic_threads");
 }

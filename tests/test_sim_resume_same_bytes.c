@@ -44,19 +44,6 @@ static void add_ball(pw_sim *s, double h)
     fixture_free(&seeded);
 }
 
-static int same_file(const char *a, const char *b)
-{
-    pw_error err = {0};
-    char *da = NULL, *db = NULL;
-    size_t na = 0, nb = 0;
-    int same = pw_read_file(a, 1 << 28, &da, &na, &err) == PW_OK &&
-               pw_read_file(b, 1 << 28, &db, &nb, &err) == PW_OK && na == nb && na > 0 &&
-               memcmp(da, db, na) == 0;
-    free(da);
-    free(db);
-    return same;
-}
-
 int main(void)
 {
     double h = 0.04;
@@ -90,7 +77,7 @@ int main(void)
         printf("%d. transfer %d: %zu particles, straight %llu steps, resumed %llu steps, mean CR %.2f/%.2f\n",
                transfer + 1, transfer, sa.particles, (unsigned long long)sa.steps,
                (unsigned long long)sc.steps, sa.cr_iterations_mean, sc.cr_iterations_mean);
-        CHECK(same_file(straight, resumed), "%d. resumed frame 4 differs from the straight run",
+        CHECK(fixture_same_file(straight, resumed), "%d. resumed frame 4 differs from the straight run",
               transfer + 1);
         pw_sim_destroy(a);
         pw_sim_destroy(c);
