@@ -17,15 +17,12 @@
 #define DATA POWDER_SOURCE_DIR "/tests/data/scenes/"
 static const double deg = 3.14159265358979323846 / 180.0;
 
+/* The whole file as a NUL-terminated string (NULL when unreadable); free() it. */
 static char *read_text(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *buf = calloc(1, 1 << 16);
-    size_t n = fread(buf, 1, (1 << 16) - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
+    char *text = NULL;
+    size_t size;
+    return pw_read_file(path, 1 << 20, &text, &size, NULL) == PW_OK ? text : NULL;
 }
 
 /* text with its first `from` replaced by `to` (a new string). */

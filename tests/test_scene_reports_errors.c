@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "pw_file.h"
 #include "scene.h"
 
 #define DATA POWDER_SOURCE_DIR "/tests/data/scenes/"
@@ -196,15 +197,12 @@ static const error_case cases[] = {
     {"8.5", "\"minimal\"", "\"min\xff\"", {"scene.json:2:", "unable to decode byte 0xff"}},
 };
 
+/* The whole file as a NUL-terminated string (NULL when unreadable); free() it. */
 static char *read_text(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *buf = calloc(1, 1 << 16);
-    size_t n = fread(buf, 1, (1 << 16) - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
+    char *text = NULL;
+    size_t size;
+    return pw_read_file(path, 1 << 20, &text, &size, NULL) == PW_OK ? text : NULL;
 }
 
 static char *replace(const char *text, const char *from, const char *to)
