@@ -133,12 +133,8 @@ static pw_status parse_pattern(const sc_ctx *c, json_t *out, const char *key, co
 static pw_status parse_output(const sc_ctx *c, json_t *root, pw_scene *s)
 {
     json_t *out;
-    pw_status rc = sc_get_object(c, root, "", "output", 0, &out);
+    pw_status rc = sc_get_section(c, root, "", "output", &out);
     if (rc != PW_OK) return rc;
-    if (!out) {
-        out = json_object();
-        json_object_set_new(root, "output", out);
-    }
     if ((rc = sc_check_keys(c, out, "output", keys_output)) != PW_OK) return rc;
     char caches[400], frames[400];
     snprintf(caches, sizeof caches, "out/%s/cache/%s.####.pwc", s->name, s->name);

@@ -59,6 +59,10 @@ pw_status sc_check_keys(const sc_ctx *c, const json_t *v, const char *path,
 /* Levenshtein distance, for suggestions (exposed for the fuzz target's sanity). */
 int sc_edit_distance(const char *a, const char *b);
 
+/* An optional section: *out is obj[key], or a new empty object added under key when it
+ * is absent, so the defaults filled in later show in the canonical dump (sim_hash). */
+pw_status sc_get_section(const sc_ctx *c, json_t *obj, const char *path, const char *key,
+                         json_t **out);
 /* Member `key` of obj as an object. Absent: *out = NULL, or an error if required. */
 pw_status sc_get_object(const sc_ctx *c, json_t *obj, const char *path, const char *key,
                         int required, json_t **out);

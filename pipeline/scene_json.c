@@ -192,6 +192,16 @@ pw_status sc_get_object(const sc_ctx *c, json_t *obj, const char *path, const ch
     return PW_OK;
 }
 
+pw_status sc_get_section(const sc_ctx *c, json_t *obj, const char *path, const char *key,
+                         json_t **out)
+{
+    pw_status rc = sc_get_object(c, obj, path, key, 0, out);
+    if (rc != PW_OK || *out) return rc;
+    *out = json_object();
+    json_object_set_new(obj, key, *out);
+    return PW_OK;
+}
+
 pw_status sc_get_array(const sc_ctx *c, json_t *obj, const char *path, const char *key,
                        int required, json_t **out)
 {

@@ -87,12 +87,8 @@ static pw_status parse_resolution(const sc_ctx *c, json_t *render, pw_camera_des
 static pw_status parse_medium(const sc_ctx *c, json_t *render, pw_medium_desc *m)
 {
     json_t *obj;
-    pw_status rc = sc_get_object(c, render, "render", "medium", 0, &obj);
+    pw_status rc = sc_get_section(c, render, "render", "medium", &obj);
     if (rc != PW_OK) return rc;
-    if (!obj) {
-        obj = json_object();
-        json_object_set_new(render, "medium", obj);
-    }
     const char *at = "render.medium";
     const sc_range sigma = {0, INFINITY, 1, 1, "the extinction coefficient [1/m]"};
     const sc_range rho = {0, INFINITY, 1, 1, "the reference density [kg/m^3]"};

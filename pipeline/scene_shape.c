@@ -33,12 +33,8 @@ static const char *const keys_key[] = {"t", "translation", "axis", "angle_deg", 
 static pw_status parse_rotation(const sc_ctx *c, json_t *obj, const char *path, pw_shape *s)
 {
     json_t *rot;
-    pw_status rc = sc_get_object(c, obj, path, "rotation", 0, &rot);
+    pw_status rc = sc_get_section(c, obj, path, "rotation", &rot);
     if (rc != PW_OK) return rc;
-    if (!rot) {
-        rot = json_object();
-        json_object_set_new(obj, "rotation", rot);
-    }
     char at[SC_PATH];
     sc_join(at, path, "rotation");
     double angle_deg;
