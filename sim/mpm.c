@@ -383,6 +383,7 @@ pw_status pw_sim_advance_to(pw_sim *s, double t_end, pw_sim_progress_fn progress
     if (s->failed)
         return pw_fail(err, PW_ENUMERIC, "sim: a previous step failed; the state is unusable");
     s->fe_svd_valid = 0; /* see mpm_internal.h */
+    s->warm_valid = 0;
     pw_status rc = check_particles(s, err);
     if (rc != PW_OK) {
         s->failed = 1;

@@ -115,6 +115,15 @@ struct pw_sim {
                                    operator (Jacobi); the upper half of cr[4]'s block,
                                    so it is freed with it */
     double *partial;            /* per-chunk partial sums of dots (two sets) */
+
+    /* warm start of the solve: the implicit correction v^{n+1} - v* of the previous step
+     * per node, with the block keys it belongs to (solver.c) */
+    int warm_valid;             /* cleared with fe_svd_valid, for the same reason */
+    size_t warm_blocks, cap_warm;
+    uint64_t *warm_keys;
+    vec3 *warm_dv;
+    uint32_t *warm_map;         /* per current block: its index among warm_keys, or
+                                   UINT32_MAX */
 };
 
 /* ---- mpm.c --------------------------------------------------------------- */

@@ -142,6 +142,9 @@ void pw_sim_destroy(pw_sim *s)
                       s->ps, s->fcr, s->K, s->stencil_idx, s->fe_svd, s->perm, s->reorder_tmp, s->inv_sqrt_m, s->partial};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) free(arrays[k]);
     for (int k = 0; k < 5; k++) free(s->cr[k]);
+    free(s->warm_keys);
+    free(s->warm_dv);
+    free(s->warm_map);
     free(s->u4);
     free(s->Hu4);
     pw_grid_free(&s->grid);

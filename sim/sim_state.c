@@ -149,6 +149,7 @@ pw_status pw_sim_load(pw_sim *s, const char *path, pw_error *err)
     s->t = f.time;
     s->steps = f.step;
     s->fe_svd_valid = 0; /* Fe comes from the cache */
+    s->warm_valid = 0;
     s->dt_last = pw_cache_global_get(&f, "dt_last", 0);
     s->cr_iterations_last = (int)pw_cache_global_get(&f, "cr_iterations_last", 0);
     s->cr_iterations_total = (uint64_t)pw_cache_global_get(&f, "cr_iterations_total", 0);
