@@ -435,15 +435,17 @@ static inline void apply_K(const double K[PW_K_PACKED], const double G[9], doubl
     }
 }
 
-/* The Hessian's stencil loops on whole padded nodes: 4-wide vectors that plain x86-64
- * and arm64 run as two 2-wide operations; on x86-64 with AVX2 the compiler also emits
- * a 4-wide clone, picked at load time. Neither clone contracts a * b + c into a fused
- * multiply-add (AVX2 does not imply FMA), and both do the same operations in the same
- * order, so they give the same bits (checked: the 3e3-particle snowball frame built with
- * -DPW_NO_TARGET_CLONES, plain SSE2 only, lands every particle on the same bits). */
+/* The Hessian's stencil loops on whole padded nodes: 4- and 8-wide vectors that plain
+ * x86-64 and arm64 run as 2-wide operations; on x86-64 the compiler also emits AVX2 and
+ * AVX-512 clones, picked at load time. The build is ISO C11, where GCC does not contract
+ * a * b + c into a fused multiply-add, and all clones do the same lane operations in
+ * the same order, so they give
+ * the same bits (checked: the 3e3-particle snowball frame built with
+ * -DPW_NO_TARGET_CLONES, plain SSE2 only, lands every particle on the same bits as the
+ * AVX-512 clone). */
 typedef double v4d __attribute__((vector_size(32)));
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(PW_NO_TARGET_CLONES)
-#define HESSIAN_CLONES __attribute__((target_clones("avx2", "default")))
+#define HESSIAN_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define HESSIAN_CLONES
 #endif
@@ -452,22 +454,93 @@ typedef double v4d __attribute__((vector_size(32)));
  * the clones) */
 static inline void load4(v4d *r, const pw_vec4 *a) { memcpy(r, a, sizeof *r); }
 
-/* gather_separable on padded nodes */
-static inline void gather4(const uint32_t idx[16][4], const pw_pstep *q, const pw_vec4 *u,
-                           double G[9])
+/* The Hessian action works on a home block's neighbourhood copied into a dense local
+ * box of 8x8x8 padded nodes (the 2x2x2 blocks of grid.h, x fastest): a particle's
+ * stencil row is then four consecutive nodes at a fixed stride from its base node, so
+ * the loops need no index loads, and two nodes fill one 8-wide vector (one AVX-512
+ * register, two AVX2 or four SSE2 ones, the same lane operations in each). Every sum
+ * over x runs as two interleaved halves (nodes 0+2 and 1+3), folded once per
+ * particle. */
+#define LOCAL_EDGE 8
+#define LOCAL_NODES (LOCAL_EDGE * LOCAL_EDGE * LOCAL_EDGE)
+typedef double v8d __attribute__((vector_size(64)));
+
+static inline void load8(v8d *r, const pw_vec4 *a) { memcpy(r, a, sizeof *r); }
+static inline void store8(pw_vec4 *a, const v8d *r) { memcpy(a, r, sizeof *r); }
+
+/* Local index of node (x, y, z) of neighbourhood block d (dx + 2 dy + 4 dz). */
+static inline int local_block_origin(int d)
 {
-    v4d gx = {0}, gy = {0}, gz = {0};
+    return (d & 1) * PW_BLOCK + ((d >> 1) & 1) * PW_BLOCK * LOCAL_EDGE +
+           (d >> 2) * PW_BLOCK * LOCAL_EDGE * LOCAL_EDGE;
+}
+
+/* L = u on the 2x2x2 blocks around home (all of them exist: grid.h) */
+static inline __attribute__((always_inline)) void local_load(const pw_grid *g, uint32_t home, const pw_vec4 *u, pw_vec4 *L)
+{
+    const uint32_t *nb = g->nbr[home];
+    for (int d = 0; d < 8; d++) {
+        const pw_vec4 *src = u + (size_t)nb[d] * PW_BLOCK_NODES;
+        pw_vec4 *dst = L + local_block_origin(d);
+        for (int z = 0; z < PW_BLOCK; z++)
+            for (int y = 0; y < PW_BLOCK; y++)
+                memcpy(dst + LOCAL_EDGE * (y + LOCAL_EDGE * z), src + PW_BLOCK * (y + PW_BLOCK * z),
+                       PW_BLOCK * sizeof *src);
+    }
+}
+
+/* out += L on the 2x2x2 blocks around home */
+static inline __attribute__((always_inline)) void local_add_to(const pw_grid *g, uint32_t home, const pw_vec4 *L, pw_vec4 *out)
+{
+    const uint32_t *nb = g->nbr[home];
+    for (int d = 0; d < 8; d++) {
+        pw_vec4 *dst = out + (size_t)nb[d] * PW_BLOCK_NODES;
+        const pw_vec4 *src = L + local_block_origin(d);
+        for (int z = 0; z < PW_BLOCK; z++)
+            for (int y = 0; y < PW_BLOCK; y++)
+                for (int x = 0; x < PW_BLOCK; x += 2) {
+                    pw_vec4 *o = dst + x + PW_BLOCK * (y + PW_BLOCK * z);
+                    v8d a, b;
+                    load8(&a, o);
+                    load8(&b, src + x + LOCAL_EDGE * (y + LOCAL_EDGE * z));
+                    a += b;
+                    store8(o, &a);
+                }
+    }
+}
+
+/* The x weights of a stencil row as pairs: lanes 0-3 for node a, 4-7 for node a + 1. */
+typedef struct {
+    v8d w01, w23, dw01, dw23;
+} x_pairs;
+
+static inline x_pairs x_weight_pairs(const pw_pstep *q)
+{
+    const double *w = q->w[0], *dw = q->dw[0];
+    x_pairs r = {{w[0], w[0], w[0], w[0], w[1], w[1], w[1], w[1]},
+                 {w[2], w[2], w[2], w[2], w[3], w[3], w[3], w[3]},
+                 {dw[0], dw[0], dw[0], dw[0], dw[1], dw[1], dw[1], dw[1]},
+                 {dw[2], dw[2], dw[2], dw[2], dw[3], dw[3], dw[3], dw[3]}};
+    return r;
+}
+
+/* gather_separable on the local box; base is the stencil's first node. (The sums
+ * start from -0.0, which adds nothing to any value, so the first product needs no
+ * add.) */
+static inline void gather_local(const pw_vec4 *base, const pw_pstep *q, const x_pairs *xw,
+                                double G[9])
+{
+    const v8d nz = {-0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0};
+    v8d gx = nz, gy = nz, gz = nz;
     for (int c = 0; c < 4; c++) {
-        v4d t_w = {0}, t_dw = {0}, t_xw = {0};
+        v8d t_w = nz, t_dw = nz, t_xw = nz;
         for (int b = 0; b < 4; b++) {
-            const uint32_t *row = idx[4 * c + b];
-            v4d s_w = {0}, s_dw = {0};
-            for (int a = 0; a < 4; a++) {
-                v4d ui;
-                load4(&ui, &u[row[a]]);
-                s_w += ui * q->w[0][a];
-                s_dw += ui * q->dw[0][a];
-            }
+            const pw_vec4 *row = base + LOCAL_EDGE * (b + LOCAL_EDGE * c);
+            v8d u01, u23;
+            load8(&u01, row);
+            load8(&u23, row + 2);
+            v8d s_w = u01 * xw->w01 + u23 * xw->w23;
+            v8d s_dw = u01 * xw->dw01 + u23 * xw->dw23;
             t_w += s_w * q->w[1][b];   /* sum Nx Ny  */
             t_dw += s_w * q->dw[1][b]; /* sum Nx N'y */
             t_xw += s_dw * q->w[1][b]; /* sum N'x Ny */
@@ -476,27 +549,31 @@ static inline void gather4(const uint32_t idx[16][4], const pw_pstep *q, const p
         gy += t_dw * q->w[2][c];
         gz += t_w * q->dw[2][c];
     }
-    double G_[9] = {gx[0], gy[0], gz[0], gx[1], gy[1], gz[1], gx[2], gy[2], gz[2]};
+    double G_[9] = {gx[0] + gx[4], gy[0] + gy[4], gz[0] + gz[4],
+                    gx[1] + gx[5], gy[1] + gy[5], gz[1] + gz[5],
+                    gx[2] + gx[6], gy[2] + gy[6], gz[2] + gz[6]};
     memcpy(G, G_, sizeof G_);
 }
 
-/* scatter_separable on padded nodes */
-static inline void scatter4(const uint32_t idx[16][4], const pw_pstep *q, const double B[9],
-                            pw_vec4 *out)
+/* scatter_separable on the local box */
+static inline void scatter_local(pw_vec4 *base, const pw_pstep *q, const x_pairs *xw,
+                                 const double B[9])
 {
-    v4d b0 = {B[0], B[3], B[6], 0}, b1 = {B[1], B[4], B[7], 0}, b2 = {B[2], B[5], B[8], 0};
+    v8d b0 = {B[0], B[3], B[6], 0, B[0], B[3], B[6], 0}, b1 = {B[1], B[4], B[7], 0, B[1], B[4], B[7], 0},
+        b2 = {B[2], B[5], B[8], 0, B[2], B[5], B[8], 0};
     for (int c = 0; c < 4; c++) {
-        v4d cz_w = b0 * q->w[2][c], cy_w = b1 * q->w[2][c], cz_dw = b2 * q->dw[2][c];
+        v8d cz_w = b0 * q->w[2][c], cy_w = b1 * q->w[2][c], cz_dw = b2 * q->dw[2][c];
         for (int b = 0; b < 4; b++) {
-            const uint32_t *row = idx[4 * c + b];
-            v4d along_dw = cz_w * q->w[1][b];                        /* times N'x */
-            v4d along_w = cy_w * q->dw[1][b] + cz_dw * q->w[1][b];   /* times Nx  */
-            for (int a = 0; a < 4; a++) {
-                v4d o;
-                load4(&o, &out[row[a]]);
-                o += along_dw * q->dw[0][a] + along_w * q->w[0][a];
-                memcpy(&out[row[a]], &o, sizeof o);
-            }
+            pw_vec4 *row = base + LOCAL_EDGE * (b + LOCAL_EDGE * c);
+            v8d along_dw = cz_w * q->w[1][b];                      /* times N'x */
+            v8d along_w = cy_w * q->dw[1][b] + cz_dw * q->w[1][b]; /* times Nx  */
+            v8d o01, o23;
+            load8(&o01, row);
+            load8(&o23, row + 2);
+            o01 += along_dw * xw->dw01 + along_w * xw->w01;
+            o23 += along_dw * xw->dw23 + along_w * xw->w23;
+            store8(row, &o01);
+            store8(row + 2, &o23);
         }
     }
 }
@@ -506,13 +583,21 @@ HESSIAN_CLONES static void hessian_home(const pw_sim *s, uint32_t home, const pw
                                         pw_vec4 *Hu)
 {
     const pw_grid *g = &s->grid;
+    _Alignas(64) pw_vec4 in[LOCAL_NODES], out[LOCAL_NODES];
+    local_load(g, home, u, in);
+    const v8d zero = {0};
+    for (int i = 0; i < LOCAL_NODES; i += 2) store8(&out[i], &zero); /* (no call to memset:
+                                        a call here would cost the vzeroupper at exit) */
     for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
         const pw_pstep *q = &s->ps[p];
+        size_t base = q->off[0] + LOCAL_EDGE * (q->off[1] + LOCAL_EDGE * (size_t)q->off[2]);
+        x_pairs xw = x_weight_pairs(q);
         double G[9], B[9];
-        gather4(s->stencil_idx[p], q, u, G);   /* eq. 8: dF = G Fe */
+        gather_local(in + base, q, &xw, G);    /* eq. 8: dF = G Fe */
         apply_K(s->K[p], G, B);                /* V0 A_p Fe^T      */
-        scatter4(s->stencil_idx[p], q, B, Hu); /* eq. 7            */
+        scatter_local(out + base, q, &xw, B);  /* eq. 7            */
     }
+    local_add_to(g, home, out, Hu);
 }
 
 void pw_mpm_hessian_action4(pw_sim *s, const pw_vec4 *u, pw_vec4 *Hu)
