@@ -115,9 +115,11 @@ vec3 pw_grid_node_position(const pw_grid *g, size_t i)
 }
 
 /* Home keys of all particles, then the stable sort that groups them. */
-static void sort_particles(pw_grid *g, size_t n, const vec3 *x, uint32_t *perm)
+static void sort_particles(pw_grid *g, size_t n, const vec3 *x, uint32_t *perm, int threads)
 {
-    for (size_t k = 0; k < n; k++) {
+    long nl = (long)n;
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (long k = 0; k < nl; k++) {
         int64_t b[3];
         double u[3] = {(x[k].x - g->origin.x) * g->inv_h, (x[k].y - g->origin.y) * g->inv_h,
                        (x[k].z - g->origin.z) * g->inv_h};
@@ -157,7 +159,8 @@ static pw_status collect_blocks(pw_grid *g, pw_error *err)
     return PW_OK;
 }
 
-pw_status pw_grid_build(pw_grid *g, size_t n, const vec3 *x, uint32_t *perm, pw_error *err)
+pw_status pw_grid_build(pw_grid *g, size_t n, const vec3 *x, uint32_t *perm, int threads,
+                        pw_error *err)
 {
     size_t cap = g->cap_particles, cap2 = g->cap_particles, cap3 = g->cap_particles;
     if (grow((void **)&g->pkey, &cap, n, sizeof *g->pkey) ||
@@ -165,7 +168,7 @@ pw_status pw_grid_build(pw_grid *g, size_t n, const vec3 *x, uint32_t *perm, pw_
         grow((void **)&g->perm_tmp, &cap3, n, sizeof *g->perm_tmp))
         return pw_fail(err, PW_ENOMEM, "sim grid: cannot allocate sort keys for %zu particles", n);
     g->cap_particles = cap < cap2 ? (cap < cap3 ? cap : cap3) : (cap2 < cap3 ? cap2 : cap3);
-    sort_particles(g, n, x, perm);
+    sort_particles(g, n, x, perm, threads);
 
     /* home blocks and their particle ranges */
     size_t nh = 0;

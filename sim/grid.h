@@ -62,8 +62,10 @@ void pw_grid_free(pw_grid *g);
  * permutation (perm[k] = old index of the particle that goes to position k; the
  * caller reorders its arrays with it), then home blocks, their neighbourhoods,
  * colours and active blocks. Node arrays are sized but not cleared. Positions must
- * map to node coordinates in [0, max_node - 3]. @return PW_OK or PW_ENOMEM. */
-pw_status pw_grid_build(pw_grid *g, size_t n, const vec3 *x, uint32_t *perm, pw_error *err);
+ * map to node coordinates in [0, max_node - 3]. Uses up to threads threads (the result
+ * does not depend on it). @return PW_OK or PW_ENOMEM. */
+pw_status pw_grid_build(pw_grid *g, size_t n, const vec3 *x, uint32_t *perm, int threads,
+                        pw_error *err);
 
 static inline size_t pw_grid_node_count(const pw_grid *g) { return g->n_blocks * PW_BLOCK_NODES; }
 

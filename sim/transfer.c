@@ -147,9 +147,13 @@ static void reorder(pw_sim *s, void *arr, size_t sz, const uint32_t *perm, size_
 {
     char *src = arr, *dst = s->reorder_tmp;
     long nl = (long)n;
-#pragma omp parallel for schedule(static) num_threads(s->threads)
-    for (long k = 0; k < nl; k++) memcpy(dst + (size_t)k * sz, src + (size_t)perm[k] * sz, sz);
-    memcpy(arr, dst, n * sz);
+#pragma omp parallel num_threads(s->threads)
+    {
+#pragma omp for schedule(static)
+        for (long k = 0; k < nl; k++) memcpy(dst + (size_t)k * sz, src + (size_t)perm[k] * sz, sz);
+#pragma omp for schedule(static)
+        for (long k = 0; k < nl; k++) memcpy(src + (size_t)k * sz, dst + (size_t)k * sz, sz);
+    }
 }
 
 static void reorder_particles(pw_sim *s)
@@ -181,7 +185,7 @@ pw_status pw_mpm_rebuild_grid(pw_sim *s, pw_error *err)
 {
     pw_particles *pt = &s->pt;
     pw_grid *g = &s->grid;
-    pw_status rc = pw_grid_build(g, pt->n, pt->x, s->perm, err);
+    pw_status rc = pw_grid_build(g, pt->n, pt->x, s->perm, s->threads, err);
     if (rc != PW_OK) return rc;
     reorder_particles(s);
 
@@ -283,10 +287,11 @@ void pw_mpm_init_volumes(pw_sim *s)
  *   2 mu (dF - dR) F^T       = 2 mu (G F F^T - R [w]x F^T),
  *   lambda cof (cof : dF) F^T = lambda J^2 tr(G) I,
  *   lambda (J - 1) dcof F^T   = lambda (J - 1) J (tr(G) I - G^T),
- * where w = (tr(S) I - S)^-1 axial(R^T G F - F^T G^T R) is linear in G. The rotation
- * term is assembled as (3 x 9 map G -> w) then (9 x 3 map w -> R [w]x F^T); the two
- * triangles agree to rounding and are averaged so the solver's operator is exactly
- * symmetric. */
+ * where w = (tr(S) I - S)^-1 axial(R^T G F - F^T G^T R) is linear in G. Writing
+ * w = Minv b with b = Bm G (Bm: 3 x 9), the rotation term R [w]x F^T is Bm^T w (the
+ * columns of R [e_m]x F^T are the rows of Bm), so it contributes Bm^T Minv Bm: symmetric,
+ * like the other terms. Only the upper triangle is formed and stored, so the solver's
+ * operator is exactly symmetric. */
 static void linearise_stress(const pw_fcr_cache *c, double V0, double K[PW_K_PACKED])
 {
     const mat3 F = c->F, R = c->R, Minv = c->inv_trS_minus_S;
@@ -294,7 +299,7 @@ static void linearise_stress(const pw_fcr_cache *c, double V0, double K[PW_K_PAC
            k_cof = c->lambda * V0 * (c->J - 1.0) * c->J;
     mat3 FFt = m3_mul(F, m3_transpose(F));
     /* b_k = sum_ij Bm[k][3i+j] G_ij with b = axial(M - M^T), M = R^T G F */
-    double Bm[3][9], W[3][9], D[9][3];
+    double Bm[3][9], W[3][9];
     for (int k = 0; k < 3; k++) {
         int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
         for (int i = 0; i < 3; i++)
@@ -304,30 +309,19 @@ static void linearise_stress(const pw_fcr_cache *c, double V0, double K[PW_K_PAC
     for (int m = 0; m < 3; m++)
         for (int q = 0; q < 9; q++)
             W[m][q] = Minv.m[m][0] * Bm[0][q] + Minv.m[m][1] * Bm[1][q] + Minv.m[m][2] * Bm[2][q];
-    /* D[3i+j][m] = (R [e_m]x F^T)_ij */
-    for (int m = 0; m < 3; m++) {
-        mat3 E = m3_zero(); /* [e_m]x */
-        E.m[(m + 2) % 3][(m + 1) % 3] = 1;
-        E.m[(m + 1) % 3][(m + 2) % 3] = -1;
-        mat3 T = m3_mul(m3_mul(R, E), m3_transpose(F));
-        for (int r = 0; r < 9; r++) D[r][m] = T.m[r / 3][r % 3];
-    }
-    double full[9][9];
+    int n = 0;
     for (int r = 0; r < 9; r++) {
         int i = r / 3, j = r % 3;
-        for (int q = 0; q < 9; q++) {
+        for (int q = r; q < 9; q++) {
             int k = q / 3, l = q % 3;
             double v = (i == k ? FFt.m[l][j] : 0.0) -
-                       (D[r][0] * W[0][q] + D[r][1] * W[1][q] + D[r][2] * W[2][q]);
+                       (Bm[0][r] * W[0][q] + Bm[1][r] * W[1][q] + Bm[2][r] * W[2][q]);
             v *= k_mu;
             if (i == j && k == l) v += k_vol + k_cof;
             if (i == l && j == k) v -= k_cof;
-            full[r][q] = v;
+            K[n++] = v;
         }
     }
-    int n = 0;
-    for (int r = 0; r < 9; r++)
-        for (int q = r; q < 9; q++) K[n++] = 0.5 * (full[r][q] + full[q][r]);
 }
 
 void pw_mpm_prepare_stress(pw_sim *s)

@@ -6,10 +6,13 @@
  *
  *   bench_sim_snowball [--frames N] [--particles N] [--threads N] [--speed V]
  *                      [--tolerance T] [--save FILE] [--compare FILE] [--cache FILE]
+ *                      [--kernels REPS]
  *
  * --tolerance sets cr_tolerance; --save writes the final positions (by particle id,
  * doubles) and --compare reports the largest and RMS distance to a saved run, to see
- * what a solver change or tolerance does to the result.
+ * what a solver change or tolerance does to the result; --kernels times the step's
+ * particle kernels REPS times each on the final state (CPU ns per particle), for
+ * work on one kernel without the noise of a whole run.
  *
  * Prints per frame and in total: seconds per frame (elapsed and process CPU time, the
  * latter unaffected by other processes competing for the cores), particle-steps per
@@ -119,11 +122,43 @@ static int compare_positions(const pw_sim *s, const char *save, const char *comp
     return rc;
 }
 
+/* Times the step's kernels on the final state, each repeated reps times: CPU time per
+ * particle, which other processes on the machine inflate far less than wall time. */
+static int time_kernels(pw_sim *s, int reps)
+{
+    pw_error err = {0};
+    if (pw_mpm_begin_step(s, &err) != PW_OK) {
+        fprintf(stderr, "bench: %s\n", err.msg);
+        return 1;
+    }
+    pw_mpm_p2g(s);
+    double n = (double)s->pt.n * reps;
+    double c0 = cpu_now();
+    for (int k = 0; k < reps; k++) pw_mpm_prepare_stress(s);
+    double c1 = cpu_now();
+    for (int k = 0; k < reps; k++) pw_mpm_grid_forces(s, NULL);
+    double c2 = cpu_now();
+    size_t nn = pw_grid_node_count(&s->grid);
+    for (size_t i = 0; i < nn; i++) {
+        pw_vec4 u = {sin(0.1 * (double)i), cos(0.2 * (double)i), sin(0.3 * (double)i + 1), 0};
+        s->u4[i] = u;
+    }
+    for (int k = 0; k < reps; k++) pw_mpm_hessian_action4(s, s->u4, s->Hu4);
+    double c3 = cpu_now();
+    for (int k = 0; k < reps; k++) pw_mpm_hessian_diagonal(s, s->Hu4);
+    double c4 = cpu_now();
+    printf("kernels (CPU ns per particle, %d repetitions): linearised stress %.1f, forces %.1f, "
+           "Hessian action %.1f, Hessian diagonal %.1f\n",
+           reps, 1e9 * (c1 - c0) / n, 1e9 * (c2 - c1) / n, 1e9 * (c3 - c2) / n, 1e9 * (c4 - c3) / n);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int frames = 1, threads = 0;
     double particles = 3.0e5, speed = 4.0, tolerance = 0;
     const char *save = NULL, *compare = NULL, *cache = NULL;
+    int kernels = 0;
     for (int k = 1; k < argc; k += 2) {
         if (k + 1 >= argc) k = argc - 1; /* a lone or trailing flag (--help): usage */
         if (!strcmp(argv[k], "--frames")) frames = atoi(argv[k + 1]);
@@ -134,9 +169,11 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[k], "--save")) save = argv[k + 1];
         else if (!strcmp(argv[k], "--compare")) compare = argv[k + 1];
         else if (!strcmp(argv[k], "--cache")) cache = argv[k + 1];
+        else if (!strcmp(argv[k], "--kernels")) kernels = atoi(argv[k + 1]);
         else {
             fprintf(stderr, "usage: %s [--frames N] [--particles N] [--threads N] [--speed V] "
-                            "[--tolerance T] [--save FILE] [--compare FILE] [--cache FILE.pwc]\n",
+                            "[--tolerance T] [--save FILE] [--compare FILE] [--cache FILE.pwc] "
+                            "[--kernels REPS]\n",
                     argv[0]);
             return 2;
         }
@@ -223,6 +260,7 @@ int main(int argc, char **argv)
         }
         printf("cache: %s\n", cache);
     }
+    if (kernels > 0 && time_kernels(s, kernels) != 0) return 1;
     pw_seeded_free(&sd);
     pw_sim_destroy(s);
     return 0;
