@@ -132,6 +132,11 @@ struct pw_sim {
 pw_status pw_mpm_begin_step(pw_sim *s, pw_error *err);
 
 /* ---- transfer.c ---------------------------------------------------------- */
+/* Calls fn(s, home, ctx) for every home block, in parallel within each of the 8
+ * colours (grid.h): a scatter that writes only its home block's 2x2x2 neighbourhood
+ * gets the same sums for any thread count. */
+typedef void (*pw_home_fn)(const pw_sim *s, uint32_t home, void *ctx);
+void pw_mpm_for_homes_by_colour(pw_sim *s, pw_home_fn fn, void *ctx);
 /* Sorts particles by block, rebuilds the grid, fills s->ps. */
 pw_status pw_mpm_rebuild_grid(pw_sim *s, pw_error *err);
 /* 1. P2G: m_i and v_i (normalised momentum, with APIC's affine term); v_old = v. */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "box.h"
 #include "mpm_internal.h"
 #include "pw_kernel.h"
 
@@ -114,29 +115,16 @@ static inline void gather_separable(const uint32_t idx[16][4], const pw_pstep *q
     memcpy(G, G_, sizeof G_);
 }
 
-/* out_i += B grad w_ip over the stencil, in the same separable order. */
-static inline void scatter_separable(const uint32_t idx[16][4], const pw_pstep *q,
-                                     const double B[9], vec3 *out)
+/* ---- home blocks by colour --------------------------------------------------- */
+
+void pw_mpm_for_homes_by_colour(pw_sim *s, pw_home_fn fn, void *ctx)
 {
-    v2d b0 = {B[0], B[3]}, b1 = {B[1], B[4]}, b2 = {B[2], B[5]};
-    for (int c = 0; c < 4; c++) {
-        double wc = q->w[2][c], dwc = q->dw[2][c];
-        v2d cz_w = b0 * wc, cy_w = b1 * wc, cz_dw = b2 * dwc;
-        double cz_w_z = B[6] * wc, cy_w_z = B[7] * wc, cz_dw_z = B[8] * dwc;
-        for (int b = 0; b < 4; b++) {
-            const uint32_t *row = idx[4 * c + b];
-            double wb = q->w[1][b], dwb = q->dw[1][b];
-            v2d along_dw = cz_w * wb; /* times N'x */
-            double along_dw_z = cz_w_z * wb;
-            v2d along_w = cy_w * dwb + cz_dw * wb; /* times Nx */
-            double along_w_z = cy_w_z * dwb + cz_dw_z * wb;
-            for (int a = 0; a < 4; a++) {
-                vec3 *o = &out[row[a]];
-                double wa = q->w[0][a], dwa = q->dw[0][a];
-                store_xy(o, load_xy(o) + (along_dw * dwa + along_w * wa));
-                o->z += along_dw_z * dwa + along_w_z * wa;
-            }
-        }
+    const pw_grid *g = &s->grid;
+#pragma omp parallel num_threads(s->threads)
+    for (int colour = 0; colour < 8; colour++) {
+        long lo = (long)g->colour_start[colour], hi = (long)g->colour_start[colour + 1];
+#pragma omp for schedule(dynamic, 2)
+        for (long j = lo; j < hi; j++) fn(s, g->colour_order[j], ctx);
     }
 }
 
@@ -352,8 +340,8 @@ static mat3 displaced_Fe(const pw_sim *s, size_t p, const vec3 *dx)
     return m3_mul(m3_add(m3_identity(), G), s->pt.Fe[p]);
 }
 
-/* f_i += -V0 P(Fe_hat) Fe^T grad w_ip of one particle (eq. 5) */
-static void particle_force(pw_sim *s, size_t p, const vec3 *dx)
+/* B = -V0 P(Fe_hat) Fe^T of one particle, which eq. 5 applies to grad w_ip */
+static void force_matrix(const pw_sim *s, size_t p, const vec3 *dx, double B9[9])
 {
     const pw_fcr_cache *c = &s->fcr[p];
     mat3 P;
@@ -365,29 +353,32 @@ static void particle_force(pw_sim *s, size_t p, const vec3 *dx)
                    m3_scale(c->cofF, c->lambda * (c->J - 1.0)));
     }
     mat3 B = m3_scale(m3_mul(P, m3_transpose(s->pt.Fe[p])), -s->pt.V0[p]);
-    double b9[9];
-    memcpy(b9, B.m, sizeof b9);
-    scatter_separable(s->stencil_idx[p], &s->ps[p], b9, s->grid.f);
+    memcpy(B9, B.m, 9 * sizeof *B9);
+}
+
+/* f_i += B grad w_ip over the particles of one home block */
+BOX_CLONES static void forces_home(const pw_sim *s, uint32_t home, void *dx)
+{
+    const pw_grid *g = &s->grid;
+    pw_box out;
+    box_zero(&out);
+    for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
+        const pw_pstep *q = &s->ps[p];
+        double B[9];
+        force_matrix(s, p, dx, B);
+        pw_x_pairs xw = x_weight_pairs(q);
+        box_scatter(&out.node[box_base(q)], q, &xw, B);
+    }
+    box_add_to_vec3(g, home, &out, g->f);
 }
 
 void pw_mpm_grid_forces(pw_sim *s, const vec3 *dx)
 {
-    const pw_grid *g = &s->grid;
+    pw_grid *g = &s->grid;
     long nn = (long)pw_grid_node_count(g);
-#pragma omp parallel num_threads(s->threads)
-    {
-#pragma omp for schedule(static)
-        for (long i = 0; i < nn; i++) g->f[i] = v3_zero();
-        for (int colour = 0; colour < 8; colour++) {
-            long lo = (long)g->colour_start[colour], hi = (long)g->colour_start[colour + 1];
-#pragma omp for schedule(dynamic, 2)
-            for (long j = lo; j < hi; j++) {
-                uint32_t home = g->colour_order[j];
-                for (size_t p = g->start[home]; p < g->start[home + 1]; p++)
-                    particle_force(s, p, dx);
-            }
-        }
-    }
+#pragma omp parallel for schedule(static) num_threads(s->threads)
+    for (long i = 0; i < nn; i++) g->f[i] = v3_zero();
+    pw_mpm_for_homes_by_colour(s, forces_home, (void *)dx);
 }
 
 double pw_mpm_energy(pw_sim *s, const vec3 *dx)
@@ -404,289 +395,6 @@ double pw_mpm_energy(pw_sim *s, const vec3 *dx)
     double sum = pw_mpm_sum(s, e, pt->n);
     free(e);
     return sum;
-}
-
-/* ---- Hessian action (eqs. 7-8) ------------------------------------------------ */
-
-/* Position of K's entry (r, c) in the packed upper triangle. */
-static const unsigned char K_AT[9][9] = {
-    {0, 1, 2, 3, 4, 5, 6, 7, 8},         {1, 9, 10, 11, 12, 13, 14, 15, 16},
-    {2, 10, 17, 18, 19, 20, 21, 22, 23}, {3, 11, 18, 24, 25, 26, 27, 28, 29},
-    {4, 12, 19, 25, 30, 31, 32, 33, 34}, {5, 13, 20, 26, 31, 35, 36, 37, 38},
-    {6, 14, 21, 27, 32, 36, 39, 40, 41}, {7, 15, 22, 28, 33, 37, 40, 42, 43},
-    {8, 16, 23, 29, 34, 38, 41, 43, 44},
-};
-
-/* B = K G for the packed symmetric K (fully unrolled: constant offsets) */
-static inline void apply_K(const double K[PW_K_PACKED], const double G[9], double B[9])
-{
-#pragma GCC unroll 9
-    for (int r = 0; r < 9; r++) {
-        double acc = 0;
-#pragma GCC unroll 9
-        for (int c = 0; c < 9; c++) acc += K[K_AT[r][c]] * G[c];
-        B[r] = acc;
-    }
-}
-
-/* The Hessian's stencil loops on whole padded nodes: 4- and 8-wide vectors that plain
- * x86-64 and arm64 run as 2-wide operations; on x86-64 the compiler also emits AVX2 and
- * AVX-512 clones, picked at load time. The build is ISO C11, where GCC does not contract
- * a * b + c into a fused multiply-add, and all clones do the same lane operations in
- * the same order, so they give
- * the same bits (checked: the 3e3-particle snowball frame built with
- * -DPW_NO_TARGET_CLONES, plain SSE2 only, lands every particle on the same bits as the
- * AVX-512 clone). */
-typedef double v4d __attribute__((vector_size(32)));
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(PW_NO_TARGET_CLONES)
-#define HESSIAN_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define HESSIAN_CLONES
-#endif
-
-/* (through pointers: a 4-wide vector as a return value would change the ABI between
- * the clones) */
-static inline void load4(v4d *r, const pw_vec4 *a) { memcpy(r, a, sizeof *r); }
-
-/* The Hessian action works on a home block's neighbourhood copied into a dense local
- * box of 8x8x8 padded nodes (the 2x2x2 blocks of grid.h, x fastest): a particle's
- * stencil row is then four consecutive nodes at a fixed stride from its base node, so
- * the loops need no index loads, and two nodes fill one 8-wide vector (one AVX-512
- * register, two AVX2 or four SSE2 ones, the same lane operations in each). Every sum
- * over x runs as two interleaved halves (nodes 0+2 and 1+3), folded once per
- * particle. */
-#define LOCAL_EDGE 8
-#define LOCAL_NODES (LOCAL_EDGE * LOCAL_EDGE * LOCAL_EDGE)
-typedef double v8d __attribute__((vector_size(64)));
-
-static inline void load8(v8d *r, const pw_vec4 *a) { memcpy(r, a, sizeof *r); }
-static inline void store8(pw_vec4 *a, const v8d *r) { memcpy(a, r, sizeof *r); }
-
-/* Local index of node (x, y, z) of neighbourhood block d (dx + 2 dy + 4 dz). */
-static inline int local_block_origin(int d)
-{
-    return (d & 1) * PW_BLOCK + ((d >> 1) & 1) * PW_BLOCK * LOCAL_EDGE +
-           (d >> 2) * PW_BLOCK * LOCAL_EDGE * LOCAL_EDGE;
-}
-
-/* L = u on the 2x2x2 blocks around home (all of them exist: grid.h) */
-static inline __attribute__((always_inline)) void local_load(const pw_grid *g, uint32_t home, const pw_vec4 *u, pw_vec4 *L)
-{
-    const uint32_t *nb = g->nbr[home];
-    for (int d = 0; d < 8; d++) {
-        const pw_vec4 *src = u + (size_t)nb[d] * PW_BLOCK_NODES;
-        pw_vec4 *dst = L + local_block_origin(d);
-        for (int z = 0; z < PW_BLOCK; z++)
-            for (int y = 0; y < PW_BLOCK; y++)
-                memcpy(dst + LOCAL_EDGE * (y + LOCAL_EDGE * z), src + PW_BLOCK * (y + PW_BLOCK * z),
-                       PW_BLOCK * sizeof *src);
-    }
-}
-
-/* out += L on the 2x2x2 blocks around home */
-static inline __attribute__((always_inline)) void local_add_to(const pw_grid *g, uint32_t home, const pw_vec4 *L, pw_vec4 *out)
-{
-    const uint32_t *nb = g->nbr[home];
-    for (int d = 0; d < 8; d++) {
-        pw_vec4 *dst = out + (size_t)nb[d] * PW_BLOCK_NODES;
-        const pw_vec4 *src = L + local_block_origin(d);
-        for (int z = 0; z < PW_BLOCK; z++)
-            for (int y = 0; y < PW_BLOCK; y++)
-                for (int x = 0; x < PW_BLOCK; x += 2) {
-                    pw_vec4 *o = dst + x + PW_BLOCK * (y + PW_BLOCK * z);
-                    v8d a, b;
-                    load8(&a, o);
-                    load8(&b, src + x + LOCAL_EDGE * (y + LOCAL_EDGE * z));
-                    a += b;
-                    store8(o, &a);
-                }
-    }
-}
-
-/* The x weights of a stencil row as pairs: lanes 0-3 for node a, 4-7 for node a + 1. */
-typedef struct {
-    v8d w01, w23, dw01, dw23;
-} x_pairs;
-
-static inline x_pairs x_weight_pairs(const pw_pstep *q)
-{
-    const double *w = q->w[0], *dw = q->dw[0];
-    x_pairs r = {{w[0], w[0], w[0], w[0], w[1], w[1], w[1], w[1]},
-                 {w[2], w[2], w[2], w[2], w[3], w[3], w[3], w[3]},
-                 {dw[0], dw[0], dw[0], dw[0], dw[1], dw[1], dw[1], dw[1]},
-                 {dw[2], dw[2], dw[2], dw[2], dw[3], dw[3], dw[3], dw[3]}};
-    return r;
-}
-
-/* gather_separable on the local box; base is the stencil's first node. (The sums
- * start from -0.0, which adds nothing to any value, so the first product needs no
- * add.) */
-static inline void gather_local(const pw_vec4 *base, const pw_pstep *q, const x_pairs *xw,
-                                double G[9])
-{
-    const v8d nz = {-0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0};
-    v8d gx = nz, gy = nz, gz = nz;
-    for (int c = 0; c < 4; c++) {
-        v8d t_w = nz, t_dw = nz, t_xw = nz;
-        for (int b = 0; b < 4; b++) {
-            const pw_vec4 *row = base + LOCAL_EDGE * (b + LOCAL_EDGE * c);
-            v8d u01, u23;
-            load8(&u01, row);
-            load8(&u23, row + 2);
-            v8d s_w = u01 * xw->w01 + u23 * xw->w23;
-            v8d s_dw = u01 * xw->dw01 + u23 * xw->dw23;
-            t_w += s_w * q->w[1][b];   /* sum Nx Ny  */
-            t_dw += s_w * q->dw[1][b]; /* sum Nx N'y */
-            t_xw += s_dw * q->w[1][b]; /* sum N'x Ny */
-        }
-        gx += t_xw * q->w[2][c];
-        gy += t_dw * q->w[2][c];
-        gz += t_w * q->dw[2][c];
-    }
-    double G_[9] = {gx[0] + gx[4], gy[0] + gy[4], gz[0] + gz[4],
-                    gx[1] + gx[5], gy[1] + gy[5], gz[1] + gz[5],
-                    gx[2] + gx[6], gy[2] + gy[6], gz[2] + gz[6]};
-    memcpy(G, G_, sizeof G_);
-}
-
-/* scatter_separable on the local box */
-static inline void scatter_local(pw_vec4 *base, const pw_pstep *q, const x_pairs *xw,
-                                 const double B[9])
-{
-    v8d b0 = {B[0], B[3], B[6], 0, B[0], B[3], B[6], 0}, b1 = {B[1], B[4], B[7], 0, B[1], B[4], B[7], 0},
-        b2 = {B[2], B[5], B[8], 0, B[2], B[5], B[8], 0};
-    for (int c = 0; c < 4; c++) {
-        v8d cz_w = b0 * q->w[2][c], cy_w = b1 * q->w[2][c], cz_dw = b2 * q->dw[2][c];
-        for (int b = 0; b < 4; b++) {
-            pw_vec4 *row = base + LOCAL_EDGE * (b + LOCAL_EDGE * c);
-            v8d along_dw = cz_w * q->w[1][b];                      /* times N'x */
-            v8d along_w = cy_w * q->dw[1][b] + cz_dw * q->w[1][b]; /* times Nx  */
-            v8d o01, o23;
-            load8(&o01, row);
-            load8(&o23, row + 2);
-            o01 += along_dw * xw->dw01 + along_w * xw->w01;
-            o23 += along_dw * xw->dw23 + along_w * xw->w23;
-            store8(row, &o01);
-            store8(row + 2, &o23);
-        }
-    }
-}
-
-/* Hu += the contributions of the particles of one home block */
-HESSIAN_CLONES static void hessian_home(const pw_sim *s, uint32_t home, const pw_vec4 *u,
-                                        pw_vec4 *Hu)
-{
-    const pw_grid *g = &s->grid;
-    _Alignas(64) pw_vec4 in[LOCAL_NODES], out[LOCAL_NODES];
-    local_load(g, home, u, in);
-    const v8d zero = {0};
-    for (int i = 0; i < LOCAL_NODES; i += 2) store8(&out[i], &zero); /* (no call to memset:
-                                        a call here would cost the vzeroupper at exit) */
-    for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
-        const pw_pstep *q = &s->ps[p];
-        size_t base = q->off[0] + LOCAL_EDGE * (q->off[1] + LOCAL_EDGE * (size_t)q->off[2]);
-        x_pairs xw = x_weight_pairs(q);
-        double G[9], B[9];
-        gather_local(in + base, q, &xw, G);    /* eq. 8: dF = G Fe */
-        apply_K(s->K[p], G, B);                /* V0 A_p Fe^T      */
-        scatter_local(out + base, q, &xw, B);  /* eq. 7            */
-    }
-    local_add_to(g, home, out, Hu);
-}
-
-void pw_mpm_hessian_action4(pw_sim *s, const pw_vec4 *u, pw_vec4 *Hu)
-{
-    const pw_grid *g = &s->grid;
-    long nn = (long)pw_grid_node_count(g);
-#pragma omp parallel num_threads(s->threads)
-    {
-#pragma omp for schedule(static)
-        for (long i = 0; i < nn; i++) memset(&Hu[i], 0, sizeof Hu[i]);
-        for (int colour = 0; colour < 8; colour++) {
-            long lo = (long)g->colour_start[colour], hi = (long)g->colour_start[colour + 1];
-#pragma omp for schedule(dynamic, 2)
-            for (long j = lo; j < hi; j++) hessian_home(s, g->colour_order[j], u, Hu);
-        }
-    }
-}
-
-/* diag_a += g^T K_aa g over the stencil nodes of the particles of one home block, where
- * K_aa is K's 3x3 block of rows and columns 3a..3a+2: the Hessian action gathers
- * G = u g^T (G[3a+d] = u_a g_d) and scatters (B g)_a, so a unit u along e_a at one node
- * contributes e_a . K (e_a g^T) g, that block's quadratic form. With
- * g = (N'x Ny Nz, Nx N'y Nz, Nx Ny N'z) / h every product g_d g_e separates into
- * per-axis factors (N^2, N'^2, N N'), so the form is summed per row and only three
- * products remain per node. */
-HESSIAN_CLONES static void diagonal_home(const pw_sim *s, uint32_t home, pw_vec4 *d)
-{
-    const pw_grid *g = &s->grid;
-    for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
-        const pw_pstep *q = &s->ps[p];
-        const double *K = s->K[p];
-        v4d k[6]; /* lanes a = 0..2: xx yy zz xy xz yz of block K_aa, off-diagonals doubled */
-        for (int j = 0; j < 6; j++) k[j] = (v4d){0};
-        for (int a = 0; a < 3; a++) {
-            int r = 3 * a;
-            k[0][a] = K[K_AT[r][r]];
-            k[1][a] = K[K_AT[r + 1][r + 1]];
-            k[2][a] = K[K_AT[r + 2][r + 2]];
-            k[3][a] = 2.0 * K[K_AT[r][r + 1]];
-            k[4][a] = 2.0 * K[K_AT[r][r + 2]];
-            k[5][a] = 2.0 * K[K_AT[r + 1][r + 2]];
-        }
-        double f[3][3][4]; /* f[axis][0: N^2, 1: N'^2, 2: N N'][node] */
-        for (int ax = 0; ax < 3; ax++)
-            for (int n = 0; n < 4; n++) {
-                f[ax][0][n] = q->w[ax][n] * q->w[ax][n];
-                f[ax][1][n] = q->dw[ax][n] * q->dw[ax][n];
-                f[ax][2][n] = q->w[ax][n] * q->dw[ax][n];
-            }
-        const uint32_t(*idx)[4] = s->stencil_idx[p];
-        for (int c = 0; c < 4; c++)
-            for (int b = 0; b < 4; b++) {
-                double Y0 = f[1][0][b], Y1 = f[1][1][b], Y2 = f[1][2][b];
-                double Z0 = f[2][0][c], Z1 = f[2][1][c], Z2 = f[2][2][c];
-                v4d P0 = k[1] * (Y1 * Z0) + k[2] * (Y0 * Z1) + k[5] * (Y2 * Z2); /* times Nx^2  */
-                v4d P1 = k[0] * (Y0 * Z0);                                      /* times N'x^2 */
-                v4d P2 = k[3] * (Y2 * Z0) + k[4] * (Y0 * Z2);                    /* times Nx N'x */
-                const uint32_t *row = idx[4 * c + b];
-                for (int a = 0; a < 4; a++) {
-                    v4d o;
-                    load4(&o, &d[row[a]]);
-                    o += P0 * f[0][0][a] + P1 * f[0][1][a] + P2 * f[0][2][a];
-                    memcpy(&d[row[a]], &o, sizeof o);
-                }
-            }
-    }
-}
-
-void pw_mpm_hessian_diagonal(pw_sim *s, pw_vec4 *d)
-{
-    const pw_grid *g = &s->grid;
-    long nn = (long)pw_grid_node_count(g);
-#pragma omp parallel num_threads(s->threads)
-    {
-#pragma omp for schedule(static)
-        for (long i = 0; i < nn; i++) memset(&d[i], 0, sizeof d[i]);
-        for (int colour = 0; colour < 8; colour++) {
-            long lo = (long)g->colour_start[colour], hi = (long)g->colour_start[colour + 1];
-#pragma omp for schedule(dynamic, 2)
-            for (long j = lo; j < hi; j++) diagonal_home(s, g->colour_order[j], d);
-        }
-    }
-}
-
-void pw_mpm_hessian_action(pw_sim *s, const vec3 *u, vec3 *Hu)
-{
-    long nn = (long)pw_grid_node_count(&s->grid);
-#pragma omp parallel for schedule(static) num_threads(s->threads)
-    for (long i = 0; i < nn; i++) {
-        pw_vec4 a = {u[i].x, u[i].y, u[i].z, 0};
-        s->u4[i] = a;
-    }
-    pw_mpm_hessian_action4(s, s->u4, s->Hu4);
-#pragma omp parallel for schedule(static) num_threads(s->threads)
-    for (long i = 0; i < nn; i++) Hu[i] = v3(s->Hu4[i].x, s->Hu4[i].y, s->Hu4[i].z);
 }
 
 /* ---- 7. deformation update (eqs. 11-12) -------------------------------------- */

@@ -1,0 +1,186 @@
+/* box.h — a home block's stencil neighbourhood as a dense local box (internal to
+ * sim/: the Hessian action, its diagonal and the stress forces).
+ *
+ * The particles of one home block (grid.h) reach only the 2x2x2 blocks around it. Their
+ * scatters and gathers run on a copy of those blocks in a dense 8x8x8 box of padded
+ * nodes, x fastest: a stencil row is four consecutive nodes at a fixed stride from
+ * the particle's base node, so the loops need no index loads, and two nodes fill one
+ * 8-wide vector (one AVX-512 register, two AVX2 or four SSE2 ones: the same lane
+ * operations in each). Sums over x run as two interleaved halves (nodes 0+2 and 1+3),
+ * folded once per particle. A scatter box is added to the grid per home block, by
+ * colour, so every node's sum is the same bits for any thread count.
+ *
+ * The functions are inline and forced so into their callers, which are compiled as
+ * clones per instruction set (BOX_CLONES): a call across a clone boundary would also
+ * cost the switch between AVX and SSE register states. */
+#ifndef PW_BOX_H
+#define PW_BOX_H
+
+#include <string.h>
+
+#include "mpm_internal.h"
+
+/* The build is ISO C11, where GCC does not contract a * b + c into a fused
+ * multiply-add, and all clones do the same lane operations in the same order, so they
+ * give the same bits (checked: the 3e3-particle snowball frame built with
+ * -DPW_NO_TARGET_CLONES, plain SSE2 only, lands every particle on the same bits as the
+ * AVX-512 clone). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(PW_NO_TARGET_CLONES)
+#define BOX_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define BOX_CLONES
+#endif
+#define BOX_INLINE static inline __attribute__((always_inline))
+
+typedef double v4d __attribute__((vector_size(32)));
+typedef double v8d __attribute__((vector_size(64)));
+
+/* (through pointers: a wide vector as a return value would change the ABI between
+ * the clones) */
+BOX_INLINE void load4(v4d *r, const pw_vec4 *a) { memcpy(r, a, sizeof *r); }
+BOX_INLINE void store4(pw_vec4 *a, const v4d *r) { memcpy(a, r, sizeof *r); }
+BOX_INLINE void load8(v8d *r, const pw_vec4 *a) { memcpy(r, a, sizeof *r); }
+BOX_INLINE void store8(pw_vec4 *a, const v8d *r) { memcpy(a, r, sizeof *r); }
+
+#define BOX_EDGE 8
+#define BOX_NODES (BOX_EDGE * BOX_EDGE * BOX_EDGE)
+#define BOX_ROW(b, c) (BOX_EDGE * ((b) + BOX_EDGE * (c))) /* y offset b, z offset c */
+
+typedef struct {
+    _Alignas(64) pw_vec4 node[BOX_NODES];
+} pw_box;
+
+/* Box index of the first node of neighbourhood block d (dx + 2 dy + 4 dz). */
+BOX_INLINE int box_block_origin(int d)
+{
+    return (d & 1) * PW_BLOCK + BOX_ROW(((d >> 1) & 1) * PW_BLOCK, (d >> 2) * PW_BLOCK);
+}
+
+/* Box index of node (x, y, z) of a block at box index o, and of the block's node l. */
+BOX_INLINE int box_at(int o, int l) { return o + (l & 3) + BOX_ROW((l >> 2) & 3, l >> 4); }
+
+/* Box index of particle q's first stencil node. */
+BOX_INLINE int box_base(const pw_pstep *q) { return q->off[0] + BOX_ROW(q->off[1], q->off[2]); }
+
+/* L = u on the 2x2x2 blocks around home (all of them exist: grid.h) */
+BOX_INLINE void box_load(const pw_grid *g, uint32_t home, const pw_vec4 *u, pw_box *L)
+{
+    const uint32_t *nb = g->nbr[home];
+    for (int d = 0; d < 8; d++) {
+        const pw_vec4 *src = u + (size_t)nb[d] * PW_BLOCK_NODES;
+        int o = box_block_origin(d);
+        for (int l = 0; l < PW_BLOCK_NODES; l += 4) memcpy(&L->node[box_at(o, l)], src + l, 4 * sizeof *src);
+    }
+}
+
+BOX_INLINE void box_zero(pw_box *L)
+{
+    const v8d zero = {0};
+    for (int i = 0; i < BOX_NODES; i += 2) store8(&L->node[i], &zero);
+}
+
+/* out += L on the 2x2x2 blocks around home */
+BOX_INLINE void box_add_to(const pw_grid *g, uint32_t home, const pw_box *L, pw_vec4 *out)
+{
+    const uint32_t *nb = g->nbr[home];
+    for (int d = 0; d < 8; d++) {
+        pw_vec4 *dst = out + (size_t)nb[d] * PW_BLOCK_NODES;
+        int o = box_block_origin(d);
+        for (int l = 0; l < PW_BLOCK_NODES; l += 2) {
+            v8d a, b;
+            load8(&a, dst + l);
+            load8(&b, &L->node[box_at(o, l)]);
+            a += b;
+            store8(dst + l, &a);
+        }
+    }
+}
+
+/* out += L on the 2x2x2 blocks around home, for unpadded node vectors */
+BOX_INLINE void box_add_to_vec3(const pw_grid *g, uint32_t home, const pw_box *L, vec3 *out)
+{
+    const uint32_t *nb = g->nbr[home];
+    for (int d = 0; d < 8; d++) {
+        vec3 *dst = out + (size_t)nb[d] * PW_BLOCK_NODES;
+        int o = box_block_origin(d);
+        for (int l = 0; l < PW_BLOCK_NODES; l++) {
+            const pw_vec4 *b = &L->node[box_at(o, l)];
+            dst[l].x += b->x;
+            dst[l].y += b->y;
+            dst[l].z += b->z;
+        }
+    }
+}
+
+/* The x weights of a stencil row as pairs: lanes 0-3 for node a, 4-7 for node a + 1. */
+typedef struct {
+    v8d w01, w23, dw01, dw23;
+} pw_x_pairs;
+
+BOX_INLINE pw_x_pairs x_weight_pairs(const pw_pstep *q)
+{
+    const double *w = q->w[0], *dw = q->dw[0];
+    pw_x_pairs r = {{w[0], w[0], w[0], w[0], w[1], w[1], w[1], w[1]},
+                    {w[2], w[2], w[2], w[2], w[3], w[3], w[3], w[3]},
+                    {dw[0], dw[0], dw[0], dw[0], dw[1], dw[1], dw[1], dw[1]},
+                    {dw[2], dw[2], dw[2], dw[2], dw[3], dw[3], dw[3], dw[3]}};
+    return r;
+}
+
+/* G = sum_i u_i grad w_ip^T over the stencil from the box, with
+ * grad w_ip = (N'x Ny Nz, Nx N'y Nz, Nx Ny N'z): the sums run x innermost and are
+ * weighted by the y and z factors afterwards, so each node costs two vector
+ * multiply-adds instead of a full outer product. (The sums start from -0.0, which adds
+ * nothing to any value, so the first product needs no add.) */
+BOX_INLINE void box_gather(const pw_vec4 *base, const pw_pstep *q, const pw_x_pairs *xw,
+                           double G[9])
+{
+    const v8d nz = {-0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0};
+    v8d gx = nz, gy = nz, gz = nz;
+    for (int c = 0; c < 4; c++) {
+        v8d t_w = nz, t_dw = nz, t_xw = nz;
+        for (int b = 0; b < 4; b++) {
+            const pw_vec4 *row = base + BOX_ROW(b, c);
+            v8d u01, u23;
+            load8(&u01, row);
+            load8(&u23, row + 2);
+            v8d s_w = u01 * xw->w01 + u23 * xw->w23;
+            v8d s_dw = u01 * xw->dw01 + u23 * xw->dw23;
+            t_w += s_w * q->w[1][b];   /* sum Nx Ny  */
+            t_dw += s_w * q->dw[1][b]; /* sum Nx N'y */
+            t_xw += s_dw * q->w[1][b]; /* sum N'x Ny */
+        }
+        gx += t_xw * q->w[2][c];
+        gy += t_dw * q->w[2][c];
+        gz += t_w * q->dw[2][c];
+    }
+    double G_[9] = {gx[0] + gx[4], gy[0] + gy[4], gz[0] + gz[4],
+                    gx[1] + gx[5], gy[1] + gy[5], gz[1] + gz[5],
+                    gx[2] + gx[6], gy[2] + gy[6], gz[2] + gz[6]};
+    memcpy(G, G_, sizeof G_);
+}
+
+/* out_i += B grad w_ip over the stencil into the box, in the same separable order */
+BOX_INLINE void box_scatter(pw_vec4 *base, const pw_pstep *q, const pw_x_pairs *xw,
+                            const double B[9])
+{
+    v8d b0 = {B[0], B[3], B[6], 0, B[0], B[3], B[6], 0}, b1 = {B[1], B[4], B[7], 0, B[1], B[4], B[7], 0},
+        b2 = {B[2], B[5], B[8], 0, B[2], B[5], B[8], 0};
+    for (int c = 0; c < 4; c++) {
+        v8d cz_w = b0 * q->w[2][c], cy_w = b1 * q->w[2][c], cz_dw = b2 * q->dw[2][c];
+        for (int b = 0; b < 4; b++) {
+            pw_vec4 *row = base + BOX_ROW(b, c);
+            v8d along_dw = cz_w * q->w[1][b];                      /* times N'x */
+            v8d along_w = cy_w * q->dw[1][b] + cz_dw * q->w[1][b]; /* times Nx  */
+            v8d o01, o23;
+            load8(&o01, row);
+            load8(&o23, row + 2);
+            o01 += along_dw * xw->dw01 + along_w * xw->w01;
+            o23 += along_dw * xw->dw23 + along_w * xw->w23;
+            store8(row, &o01);
+            store8(row + 2, &o23);
+        }
+    }
+}
+
+#endif
