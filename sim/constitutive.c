@@ -36,6 +36,21 @@ static mat3 skew(vec3 w)
     return r;
 }
 
+/* M diag(d), a column scaling: a third of a product with the diagonal matrix */
+static mat3 scale_columns(mat3 M, vec3 d)
+{
+    for (int i = 0; i < 3; i++) {
+        M.m[i][0] *= d.x;
+        M.m[i][1] *= d.y;
+        M.m[i][2] *= d.z;
+    }
+    return M;
+}
+
+/* x clamped to [lo, hi]; fmin and fmax are libm calls without -ffast-math, and x is
+ * finite here */
+static double clamp(double x, double lo, double hi) { return x < lo ? lo : (x > hi ? hi : x); }
+
 /* axial(M - Mᵀ) with M = Rᵀ dF: the right-hand side of (tr(S) I - S) w = axial(...) */
 static vec3 rotation_rhs(mat3 R, mat3 dF)
 {
@@ -68,60 +83,89 @@ static mat3 stress_differential_from(mat3 dF, mat3 dR, mat3 cofF, double J, doub
  * ~dt |grad v| and 2-3 sweeps converge (quadratically), against m3_svd's four or more
  * Jacobi sweeps on A^T A plus a QR. Returns -1, for the caller to use m3_svd, when a
  * sigma is below WARM_SVD_RANK of the largest (U would be ill-defined) or the sweeps
- * do not converge. */
+ * do not converge.
+ *
+ * No sweep is spent confirming convergence: rotating pair (p, r) by an angle of sine s
+ * refills the pair (p, q) cleared before it with s times pair (q, r)'s off-diagonal,
+ * and that is all a sweep leaves behind. So once the largest sine of a sweep times
+ * each pair's relative off-diagonal met in it is within WARM_SVD_TOL, every pair is as
+ * orthogonal as a further sweep without rotations would have confirmed. From the
+ * solver's guess that is mostly after the third sweep, where waiting for a sweep
+ * without rotations took a fourth for half the particles (bench_plasticity). */
 #define WARM_SVD_SWEEPS 8
 #define WARM_SVD_TOL 1e-15
 #define WARM_SVD_RANK 1e-6
 
+/* Rotates the columns bp, bq of B (and wp, wq of V alike) to make bp . bq = 0, by the
+ * smaller angle. Keeps g^2 and a b (the squared relative off-diagonal is their ratio)
+ * for the convergence test and returns the squared sine, 0 when the pair is already
+ * orthogonal to WARM_SVD_TOL. With d = b - a and r = sqrt(d^2 + 4 g^2), the tangent
+ * t = 2g / (d + sign(d) r) gives 1 + t^2 = 2r / (|d| + r), so with D = |d| + r,
+ * cos = D / sqrt(2 r D) and sin = sign(d) 2g / sqrt(2 r D): one division where the
+ * textbook form through cot(2 theta) takes three, all on the critical path. A d^2
+ * that overflows (entries beyond ~1e77) makes cos NaN, which the sigma checks hand
+ * on to m3_svd. */
+static inline double jacobi_rotate(double bp[3], double bq[3], double wp[3], double wq[3],
+                                   double *g2, double *ab)
+{
+    double a = bp[0] * bp[0] + bp[1] * bp[1] + bp[2] * bp[2];
+    double b = bq[0] * bq[0] + bq[1] * bq[1] + bq[2] * bq[2];
+    double g = bp[0] * bq[0] + bp[1] * bq[1] + bp[2] * bq[2];
+    *g2 = g * g;
+    *ab = a * b;
+    if (!(*g2 > WARM_SVD_TOL * WARM_SVD_TOL * *ab)) return 0;
+    double d = b - a, r = sqrt(d * d + 4.0 * *g2), D = fabs(d) + r;
+    double k = 1.0 / sqrt(2.0 * r * D);
+    double c = D * k, sn = (d >= 0 ? 2.0 * g : -2.0 * g) * k;
+    for (int i = 0; i < 3; i++) {
+        double p = bp[i], q = bq[i];
+        bp[i] = c * p - sn * q;
+        bq[i] = sn * p + c * q;
+        p = wp[i];
+        q = wq[i];
+        wp[i] = c * p - sn * q;
+        wq[i] = sn * p + c * q;
+    }
+    return sn * sn;
+}
+
 static int svd_warm(mat3 A, mat3 V0, mat3 *U, vec3 *sigma, mat3 *V)
 {
-    static const int pq[3][2] = {{0, 1}, {0, 2}, {1, 2}};
-    mat3 B = m3_mul(A, V0), W = V0;
+    /* rows of Bt and Wt are the columns of B = A V and V, so a pair is two rows */
+    mat3 Bt = m3_transpose(m3_mul(A, V0)), Wt = m3_transpose(V0);
     int converged = 0;
     for (int sweep = 0; sweep < WARM_SVD_SWEEPS && !converged; sweep++) {
-        converged = 1;
-        for (int k = 0; k < 3; k++) {
-            int p = pq[k][0], q = pq[k][1];
-            double a = 0, b = 0, g = 0;
-            for (int r = 0; r < 3; r++) {
-                a += B.m[r][p] * B.m[r][p];
-                b += B.m[r][q] * B.m[r][q];
-                g += B.m[r][p] * B.m[r][q];
-            }
-            if (!(fabs(g) > WARM_SVD_TOL * sqrt(a * b))) continue;
-            converged = 0;
-            /* the rotation that makes columns p and q orthogonal, the smaller angle */
-            double zeta = (b - a) / (2.0 * g);
-            double t = (zeta >= 0 ? 1.0 : -1.0) / (fabs(zeta) + sqrt(1.0 + zeta * zeta));
-            double c = 1.0 / sqrt(1.0 + t * t), sn = c * t;
-            for (int r = 0; r < 3; r++) {
-                double bp = B.m[r][p], bq = B.m[r][q], wp = W.m[r][p], wq = W.m[r][q];
-                B.m[r][p] = c * bp - sn * bq;
-                B.m[r][q] = sn * bp + c * bq;
-                W.m[r][p] = c * wp - sn * wq;
-                W.m[r][q] = sn * wp + c * wq;
-            }
-        }
+        double g2[3], ab[3];
+        double s01 = jacobi_rotate(Bt.m[0], Bt.m[1], Wt.m[0], Wt.m[1], &g2[0], &ab[0]);
+        double s02 = jacobi_rotate(Bt.m[0], Bt.m[2], Wt.m[0], Wt.m[2], &g2[1], &ab[1]);
+        double s12 = jacobi_rotate(Bt.m[1], Bt.m[2], Wt.m[1], Wt.m[2], &g2[2], &ab[2]);
+        /* not fmax: a libm call without -ffast-math */
+        double s2_max = s01 > s02 ? s01 : s02;
+        s2_max = s2_max > s12 ? s2_max : s12;
+        const double tol2 = WARM_SVD_TOL * WARM_SVD_TOL;
+        converged = s2_max * g2[0] <= tol2 * ab[0] && s2_max * g2[1] <= tol2 * ab[1] &&
+                    s2_max * g2[2] <= tol2 * ab[2];
     }
     if (!converged) return -1;
     double sg[3], smax = 0;
     for (int k = 0; k < 3; k++) {
-        sg[k] = sqrt(B.m[0][k] * B.m[0][k] + B.m[1][k] * B.m[1][k] + B.m[2][k] * B.m[2][k]);
-        smax = fmax(smax, sg[k]);
+        sg[k] = sqrt(Bt.m[k][0] * Bt.m[k][0] + Bt.m[k][1] * Bt.m[k][1] + Bt.m[k][2] * Bt.m[k][2]);
+        if (sg[k] > smax) smax = sg[k];
     }
     if (!(smax > 0) || !isfinite(smax)) return -1;
     int kmin = 0;
     for (int k = 0; k < 3; k++) {
         if (!(sg[k] > WARM_SVD_RANK * smax)) return -1;
         if (sg[k] < sg[kmin]) kmin = k;
-        for (int r = 0; r < 3; r++) B.m[r][k] /= sg[k];
+        double inv = 1.0 / sg[k];
+        for (int i = 0; i < 3; i++) Bt.m[k][i] *= inv;
     }
-    if (m3_det(B) < 0) {
-        for (int r = 0; r < 3; r++) B.m[r][kmin] = -B.m[r][kmin];
+    if (m3_det(Bt) < 0) {
+        for (int i = 0; i < 3; i++) Bt.m[kmin][i] = -Bt.m[kmin][i];
         sg[kmin] = -sg[kmin];
     }
-    *U = B;
-    *V = W;
+    *U = m3_transpose(Bt);
+    *V = m3_transpose(Wt);
     *sigma = v3(sg[0], sg[1], sg[2]);
     return 0;
 }
@@ -188,14 +232,14 @@ void pw_fcr_cache_init_svd(pw_fcr_cache *c, mat3 F, const pw_svd3 *f, double mu,
     vec3 s = f->sigma;
     c->F = F;
     c->R = m3_mul(f->U, Vt);
-    c->S = m3_mul(m3_mul(f->V, m3_diag(s.x, s.y, s.z)), Vt);
+    c->S = m3_mul(scale_columns(f->V, s), Vt);
     c->cofF = m3_cofactor(F);
     c->J = m3_det(F);
     c->mu = mu;
     c->lambda = lambda;
     double inv[3];
     pair_sum_inverses(s, inv);
-    c->inv_trS_minus_S = m3_mul(m3_mul(f->V, m3_diag(inv[0], inv[1], inv[2])), Vt);
+    c->inv_trS_minus_S = m3_mul(scale_columns(f->V, v3(inv[0], inv[1], inv[2])), Vt);
 }
 
 mat3 pw_fcr_stress_differential_cached(const pw_fcr_cache *c, mat3 dF)
@@ -221,14 +265,20 @@ int pw_plasticity_update_svd(mat3 Fe_hat, mat3 Fp, double theta_c, double theta_
     if (!V_guess || svd_warm(Fe_hat, *V_guess, &U, &s_hat, &V) != 0) m3_svd(Fe_hat, &U, &s_hat, &V);
     if (!v3_isfinite(s_hat)) return -1;
     double lo = 1.0 - theta_c, hi = 1.0 + theta_s;
-    vec3 s = v3(fmin(fmax(s_hat.x, lo), hi), fmin(fmax(s_hat.y, lo), hi),
-                fmin(fmax(s_hat.z, lo), hi));
-    mat3 Vt = m3_transpose(V);
-    /* eq. 12: Fe = U Sigma Vᵀ; Fp = V Sigma^-1 Uᵀ Fe_hat Fp = V (Sigma_hat / Sigma) Vᵀ Fp,
-     * the second form skipping the Uᵀ U round trip so Fe Fp keeps Fe_hat Fp to rounding */
-    *Fe_out = m3_mul(m3_mul(U, m3_diag(s.x, s.y, s.z)), Vt);
-    mat3 push = m3_mul(m3_mul(V, m3_diag(s_hat.x / s.x, s_hat.y / s.y, s_hat.z / s.z)), Vt);
-    *Fp_out = m3_mul(push, Fp);
+    vec3 s = v3(clamp(s_hat.x, lo, hi), clamp(s_hat.y, lo, hi), clamp(s_hat.z, lo, hi));
+    if (s.x == s_hat.x && s.y == s_hat.y && s.z == s_hat.z) {
+        /* elastic: U Sigma Vᵀ is Fe_hat and the push below the identity, to rounding */
+        *Fe_out = Fe_hat;
+        *Fp_out = Fp;
+    } else {
+        mat3 Vt = m3_transpose(V);
+        /* eq. 12: Fe = U Sigma Vᵀ; Fp = V Sigma^-1 Uᵀ Fe_hat Fp = V (Sigma_hat / Sigma) Vᵀ Fp,
+         * the second form skipping the Uᵀ U round trip so Fe Fp keeps Fe_hat Fp to
+         * rounding */
+        *Fe_out = m3_mul(scale_columns(U, s), Vt);
+        vec3 push = v3(s_hat.x / s.x, s_hat.y / s.y, s_hat.z / s.z);
+        *Fp_out = m3_mul(m3_mul(scale_columns(V, push), Vt), Fp);
+    }
     svd_out->U = U;
     svd_out->V = V;
     svd_out->sigma = s;
