@@ -183,4 +183,74 @@ BOX_INLINE void box_scatter(pw_vec4 *base, const pw_pstep *q, const pw_x_pairs *
     }
 }
 
+/* L = u (unpadded node vectors) on the 2x2x2 blocks around home */
+BOX_INLINE void box_load_vec3(const pw_grid *g, uint32_t home, const vec3 *u, pw_box *L)
+{
+    const uint32_t *nb = g->nbr[home];
+    for (int d = 0; d < 8; d++) {
+        const vec3 *src = u + (size_t)nb[d] * PW_BLOCK_NODES;
+        int o = box_block_origin(d);
+        for (int l = 0; l < PW_BLOCK_NODES; l++) {
+            pw_vec4 a = {src[l].x, src[l].y, src[l].z, 0};
+            L->node[box_at(o, l)] = a;
+        }
+    }
+}
+
+/* L = (m, 0, 0, 0) for the node scalars m on the 2x2x2 blocks around home */
+BOX_INLINE void box_load_scalar(const pw_grid *g, uint32_t home, const double *m, pw_box *L)
+{
+    const uint32_t *nb = g->nbr[home];
+    for (int d = 0; d < 8; d++) {
+        const double *src = m + (size_t)nb[d] * PW_BLOCK_NODES;
+        int o = box_block_origin(d);
+        for (int l = 0; l < PW_BLOCK_NODES; l++) {
+            pw_vec4 a = {src[l], 0, 0, 0};
+            L->node[box_at(o, l)] = a;
+        }
+    }
+}
+
+/* out = sum_i w_ip u_i over the stencil from the box */
+BOX_INLINE void box_gather_value(const pw_vec4 *base, const pw_pstep *q, const pw_x_pairs *xw,
+                                 pw_vec4 *out)
+{
+    const v8d nz = {-0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0};
+    v8d acc = nz;
+    for (int c = 0; c < 4; c++) {
+        v8d t = nz;
+        for (int b = 0; b < 4; b++) {
+            const pw_vec4 *row = base + BOX_ROW(b, c);
+            v8d u01, u23;
+            load8(&u01, row);
+            load8(&u23, row + 2);
+            t += (u01 * xw->w01 + u23 * xw->w23) * q->w[1][b];
+        }
+        acc += t * q->w[2][c];
+    }
+    pw_vec4 r = {acc[0] + acc[4], acc[1] + acc[5], acc[2] + acc[6], acc[3] + acc[7]};
+    *out = r;
+}
+
+/* out_i += w_ip val over the stencil into the box */
+BOX_INLINE void box_scatter_value(pw_vec4 *base, const pw_pstep *q, const pw_x_pairs *xw,
+                                  const pw_vec4 *val)
+{
+    v8d v = {val->x, val->y, val->z, val->pad, val->x, val->y, val->z, val->pad};
+    for (int c = 0; c < 4; c++) {
+        v8d vc = v * q->w[2][c];
+        for (int b = 0; b < 4; b++) {
+            pw_vec4 *row = base + BOX_ROW(b, c);
+            v8d along = vc * q->w[1][b];
+            v8d o01, o23;
+            load8(&o01, row);
+            load8(&o23, row + 2);
+            o01 += along * xw->w01;
+            o23 += along * xw->w23;
+            store8(row, &o01);
+            store8(row + 2, &o23);
+        }
+    }
+}
+
 #endif

@@ -40,7 +40,7 @@ static pw_status reserve_step(pw_sim *s, pw_error *err)
     size_t c = s->pt.cap;
     if (grow_array((void **)&s->ps, c, sizeof *s->ps) || grow_array((void **)&s->fcr, c, sizeof *s->fcr) ||
         grow_array((void **)&s->K, c, sizeof *s->K) ||
-        grow_array((void **)&s->stencil_idx, c, sizeof *s->stencil_idx) ||
+        grow_array((void **)&s->home_scratch, c, sizeof *s->home_scratch) || /* homes <= particles */
         grow_array((void **)&s->fe_svd, c, sizeof *s->fe_svd) ||
         grow_array((void **)&s->perm, c, sizeof *s->perm) ||
         grow_array(&s->reorder_tmp, c, sizeof(pw_svd3))) /* the largest element reordered */

@@ -97,8 +97,7 @@ struct pw_sim {
     pw_pstep *ps;
     pw_fcr_cache *fcr;          /* R, S, cof(Fe^n), hardened mu, lambda */
     double (*K)[PW_K_PACKED];   /* the linearised stress of each particle (pw_mpm_prepare_stress) */
-    uint32_t (*stencil_idx)[16][4]; /* node indices of each particle's stencil rows
-                                       (x fastest), built with the weights of x^n */
+    size_t *home_scratch;       /* one entry per home block */
     pw_svd3 *fe_svd;            /* SVD of each Fe from the last plasticity step, which the
                                    next step's stress reuses instead of factoring Fe again */
     int fe_svd_valid;           /* set by a step, cleared where Fe comes from elsewhere (new
@@ -137,6 +136,9 @@ pw_status pw_mpm_begin_step(pw_sim *s, pw_error *err);
  * gets the same sums for any thread count. */
 typedef void (*pw_home_fn)(const pw_sim *s, uint32_t home, void *ctx);
 void pw_mpm_for_homes_by_colour(pw_sim *s, pw_home_fn fn, void *ctx);
+/* Calls fn(s, home, ctx) for every home block in parallel, in any order: for gathers,
+ * which write only their own particles. */
+void pw_mpm_for_homes(pw_sim *s, pw_home_fn fn, void *ctx);
 /* Sorts particles by block, rebuilds the grid, fills s->ps. */
 pw_status pw_mpm_rebuild_grid(pw_sim *s, pw_error *err);
 /* 1. P2G: m_i and v_i (normalised momentum, with APIC's affine term); v_old = v. */

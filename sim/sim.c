@@ -139,7 +139,7 @@ void pw_sim_destroy(pw_sim *s)
     pw_particles *pt = &s->pt;
     void *arrays[] = {pt->x, pt->v, pt->m, pt->V0, pt->Fe, pt->Fp, pt->C, pt->mu0, pt->lambda0,
                       pt->xi, pt->theta_c, pt->theta_s, pt->Jp_min, pt->Jp_max, pt->id,
-                      s->ps, s->fcr, s->K, s->stencil_idx, s->fe_svd, s->perm, s->reorder_tmp, s->inv_sqrt_m, s->partial};
+                      s->ps, s->fcr, s->K, s->home_scratch, s->fe_svd, s->perm, s->reorder_tmp, s->inv_sqrt_m, s->partial};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) free(arrays[k]);
     for (int k = 0; k < 5; k++) free(s->cr[k]);
     free(s->warm_keys);

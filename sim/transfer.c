@@ -16,26 +16,6 @@
 
 /* ---- stencil --------------------------------------------------------------- */
 
-/* Weights w_ip of the 4x4x4 stencil of one particle (for the transfers of velocity
- * and mass), in the order of its node indices s->stencil_idx[p]: x fastest, then y,
- * then z. */
-static inline void stencil_weights(const pw_pstep *q, double w[64])
-{
-    int k = 0;
-    for (int c = 0; c < 4; c++)
-        for (int b = 0; b < 4; b++) {
-            double wyz = q->w[1][b] * q->w[2][c];
-            for (int a = 0; a < 4; a++, k++) w[k] = q->w[0][a] * wyz;
-        }
-}
-
-/* x_i - x_p [m] for stencil entry k (same order as stencil_weights()). */
-static inline vec3 stencil_offset(const pw_pstep *q, int k, double h)
-{
-    return v3(h * ((double)(k & 3) - q->fu[0]), h * ((double)((k >> 2) & 3) - q->fu[1]),
-              h * ((double)(k >> 4) - q->fu[2]));
-}
-
 /* Node indices of the 16 stencil rows (y offset b, z offset c at 4c + b), 4 along x
  * each; a row may cross from one block into its x neighbour. */
 static inline void stencil_rows(const pw_grid *g, const pw_pstep *q, uint32_t idx[16][4])
@@ -117,6 +97,13 @@ static inline void gather_separable(const uint32_t idx[16][4], const pw_pstep *q
 
 /* ---- home blocks by colour --------------------------------------------------- */
 
+void pw_mpm_for_homes(pw_sim *s, pw_home_fn fn, void *ctx)
+{
+    long nh = (long)s->grid.n_home;
+#pragma omp parallel for schedule(dynamic, 2) num_threads(s->threads)
+    for (long home = 0; home < nh; home++) fn(s, (uint32_t)home, ctx);
+}
+
 void pw_mpm_for_homes_by_colour(pw_sim *s, pw_home_fn fn, void *ctx)
 {
     const pw_grid *g = &s->grid;
@@ -197,7 +184,6 @@ pw_status pw_mpm_rebuild_grid(pw_sim *s, pw_error *err)
                 q->off[a] = (uint8_t)(base - origin[a]);
             }
             q->home = (uint32_t)home;
-            stencil_rows(g, q, s->stencil_idx[p]);
         }
     }
     return PW_OK;
@@ -205,40 +191,66 @@ pw_status pw_mpm_rebuild_grid(pw_sim *s, pw_error *err)
 
 /* ---- 1. P2G ------------------------------------------------------------------ */
 
+/* q with the derivative weights replaced by k N_k along each axis, so that the box's
+ * gradient gather and scatter weigh node (a, b, c) of the stencil by (a, b, c) N_abc:
+ * the affine terms of APIC, since x_i - x_p = h ((a, b, c) - fu). */
+static void offset_weighted(const pw_pstep *q, pw_pstep *qa)
+{
+    *qa = *q;
+    for (int ax = 0; ax < 3; ax++)
+        for (int k = 0; k < 4; k++) qa->dw[ax][k] = (double)k * q->w[ax][k];
+}
+
+/* node (momentum, mass) += m_p w_ip (v_p + C_p (x_i - x_p), 1) over one home block */
+BOX_CLONES static void p2g_home(const pw_sim *s, uint32_t home, void *ctx)
+{
+    (void)ctx;
+    const pw_grid *g = &s->grid;
+    const pw_particles *pt = &s->pt;
+    int apic = s->p.transfer == PW_TRANSFER_APIC;
+    pw_box out;
+    box_zero(&out);
+    for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
+        const pw_pstep *q = &s->ps[p];
+        pw_vec4 *base = &out.node[box_base(q)];
+        double mp = pt->m[p];
+        vec3 v0 = pt->v[p]; /* C_p (x_i - x_p) = h C_p (a, b, c) - h C_p fu */
+        if (apic) {
+            mat3 hC = m3_scale(pt->C[p], g->h);
+            v0 = v3_sub(v0, m3_mulv(hC, v3(q->fu[0], q->fu[1], q->fu[2])));
+            pw_pstep qa;
+            offset_weighted(q, &qa);
+            pw_x_pairs xa = x_weight_pairs(&qa);
+            double B[9];
+            memcpy(B, m3_scale(hC, mp).m, sizeof B);
+            box_scatter(base, &qa, &xa, B);
+        }
+        pw_x_pairs xw = x_weight_pairs(q);
+        pw_vec4 val = {mp * v0.x, mp * v0.y, mp * v0.z, mp};
+        box_scatter_value(base, q, &xw, &val);
+    }
+    const uint32_t *nb = g->nbr[home];
+    for (int d = 0; d < 8; d++) {
+        size_t first = (size_t)nb[d] * PW_BLOCK_NODES;
+        int o = box_block_origin(d);
+        for (int l = 0; l < PW_BLOCK_NODES; l++) {
+            const pw_vec4 *a = &out.node[box_at(o, l)];
+            g->v[first + l] = v3_add(g->v[first + l], v3(a->x, a->y, a->z));
+            g->m[first + l] += a->pad;
+        }
+    }
+}
+
 void pw_mpm_p2g(pw_sim *s)
 {
     pw_grid *g = &s->grid;
-    const pw_particles *pt = &s->pt;
     long nn = (long)pw_grid_node_count(g);
-    int apic = s->p.transfer == PW_TRANSFER_APIC;
 #pragma omp parallel for schedule(static) num_threads(s->threads)
     for (long i = 0; i < nn; i++) {
         g->m[i] = 0;
         g->v[i] = v3_zero();
     }
-#pragma omp parallel num_threads(s->threads)
-    for (int colour = 0; colour < 8; colour++) {
-        long lo = (long)g->colour_start[colour], hi = (long)g->colour_start[colour + 1];
-#pragma omp for schedule(dynamic, 2)
-        for (long j = lo; j < hi; j++) {
-            uint32_t home = g->colour_order[j];
-            double w[64];
-            for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
-                const pw_pstep *q = &s->ps[p];
-                const uint32_t *idx = &s->stencil_idx[p][0][0];
-                stencil_weights(q, w);
-                double mp = pt->m[p];
-                for (int k = 0; k < 64; k++) {
-                    /* momentum m_p w_ip (v_p + C_p (x_i - x_p)); C = 0 without APIC */
-                    vec3 vp = pt->v[p];
-                    if (apic) vp = v3_add(vp, m3_mulv(pt->C[p], stencil_offset(q, k, g->h)));
-                    double mw = mp * w[k];
-                    g->m[idx[k]] += mw;
-                    g->v[idx[k]] = v3_madd(g->v[idx[k]], vp, mw);
-                }
-            }
-        }
-    }
+    pw_mpm_for_homes_by_colour(s, p2g_home, NULL);
     /* normalise: v_i = sum_p m_p w_ip v_p / m_i */
 #pragma omp parallel for schedule(static) num_threads(s->threads)
     for (long i = 0; i < nn; i++) {
@@ -249,24 +261,25 @@ void pw_mpm_p2g(pw_sim *s)
 
 /* ---- 2. initial volumes ------------------------------------------------------ */
 
-void pw_mpm_init_volumes(pw_sim *s)
+BOX_CLONES static void volumes_home(const pw_sim *s, uint32_t home, void *ctx)
 {
+    (void)ctx;
     const pw_grid *g = &s->grid;
-    pw_particles *pt = &s->pt;
+    const pw_particles *pt = &s->pt; /* (the arrays it points to are written) */
     double inv_h3 = g->inv_h * g->inv_h * g->inv_h;
-    long n = (long)pt->n;
-#pragma omp parallel for schedule(static) num_threads(s->threads)
-    for (long p = 0; p < n; p++) {
+    pw_box m;
+    box_load_scalar(g, home, g->m, &m);
+    for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
         if (pt->V0[p] > 0) continue;
-        const uint32_t *idx = &s->stencil_idx[p][0][0];
-        double w[64];
-        stencil_weights(&s->ps[p], w);
-        double rho = 0;
-        for (int k = 0; k < 64; k++) rho += g->m[idx[k]] * w[k];
-        rho *= inv_h3; /* rho_p^0 = sum_i m_i w_ip / h^3 [kg/m^3] */
-        pt->V0[p] = pt->m[p] / rho;
+        const pw_pstep *q = &s->ps[p];
+        pw_x_pairs xw = x_weight_pairs(q);
+        pw_vec4 rho;
+        box_gather_value(&m.node[box_base(q)], q, &xw, &rho);
+        pt->V0[p] = pt->m[p] / (rho.x * inv_h3); /* rho_p^0 = sum_i m_i w_ip / h^3 */
     }
 }
+
+void pw_mpm_init_volumes(pw_sim *s) { pw_mpm_for_homes(s, volumes_home, NULL); }
 
 /* ---- 3. stress forces (eqs. 5-6) --------------------------------------------- */
 
@@ -335,7 +348,9 @@ static mat3 displaced_Fe(const pw_sim *s, size_t p, const vec3 *dx)
 {
     double g9[9];
     mat3 G;
-    gather_separable(s->stencil_idx[p], &s->ps[p], dx, g9);
+    uint32_t idx[16][4];
+    stencil_rows(&s->grid, &s->ps[p], idx);
+    gather_separable(idx, &s->ps[p], dx, g9);
     memcpy(G.m, g9, sizeof g9);
     return m3_mul(m3_add(m3_identity(), G), s->pt.Fe[p]);
 }
@@ -399,59 +414,87 @@ double pw_mpm_energy(pw_sim *s, const vec3 *dx)
 
 /* ---- 7. deformation update (eqs. 11-12) -------------------------------------- */
 
-size_t pw_mpm_update_deformation(pw_sim *s, double dt)
+typedef struct {
+    double dt;
+    size_t *first_bad; /* per home block: the first particle whose update failed, or n */
+} deformation_ctx;
+
+BOX_CLONES static void deformation_home(const pw_sim *s, uint32_t home, void *ctx)
 {
-    pw_particles *pt = &s->pt;
-    long n = (long)pt->n;
-    size_t first_bad = pt->n;
-#pragma omp parallel for schedule(static) num_threads(s->threads) reduction(min : first_bad)
-    for (long p = 0; p < n; p++) {
-        double g9[9];
+    const deformation_ctx *dc = ctx;
+    const pw_grid *g = &s->grid;
+    const pw_particles *pt = &s->pt; /* (the arrays it points to are written) */
+    pw_box v;
+    box_load_vec3(g, home, g->v, &v);
+    size_t bad = pt->n;
+    for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
+        const pw_pstep *q = &s->ps[p];
+        pw_x_pairs xw = x_weight_pairs(q);
         mat3 grad_v; /* sum_i v_i grad w_ip^T */
-        gather_separable(s->stencil_idx[p], &s->ps[p], s->grid.v, g9);
+        double g9[9];
+        box_gather(&v.node[box_base(q)], q, &xw, g9);
         memcpy(grad_v.m, g9, sizeof g9);
-        mat3 Fe_hat = m3_mul(m3_add(m3_identity(), m3_scale(grad_v, dt)), pt->Fe[p]);
+        mat3 Fe_hat = m3_mul(m3_add(m3_identity(), m3_scale(grad_v, dc->dt)), pt->Fe[p]);
         const mat3 *V_guess = s->fe_svd_valid ? &s->fe_svd[p].V : NULL; /* Fe^n's */
         if (pw_plasticity_update_svd(Fe_hat, pt->Fp[p], pt->theta_c[p], pt->theta_s[p], V_guess,
                                      &pt->Fe[p], &pt->Fp[p], &s->fe_svd[p]) != 0 &&
-            (size_t)p < first_bad)
-            first_bad = (size_t)p;
+            p < bad)
+            bad = p;
     }
+    dc->first_bad[home] = bad;
+}
+
+size_t pw_mpm_update_deformation(pw_sim *s, double dt)
+{
+    const pw_grid *g = &s->grid;
+    deformation_ctx dc = {dt, s->home_scratch};
+    pw_mpm_for_homes(s, deformation_home, &dc);
+    size_t first_bad = s->pt.n;
+    for (size_t h = 0; h < g->n_home; h++)
+        if (dc.first_bad[h] < first_bad) first_bad = dc.first_bad[h];
     return first_bad;
 }
 
 /* ---- 8. G2P ------------------------------------------------------------------ */
 
-void pw_mpm_g2p(pw_sim *s)
+/* v_p (PIC/FLIP blend, or APIC with C_p) of the particles of one home block */
+BOX_CLONES static void g2p_home(const pw_sim *s, uint32_t home, void *ctx)
 {
+    (void)ctx;
     const pw_grid *g = &s->grid;
-    pw_particles *pt = &s->pt;
-    long n = (long)pt->n;
+    const pw_particles *pt = &s->pt; /* (the arrays it points to are written) */
     int apic = s->p.transfer == PW_TRANSFER_APIC;
     double alpha = s->p.flip_alpha;
     double inv_D = 3.0 * g->inv_h * g->inv_h; /* D_p^-1 = 3/h^2 for cubic B-splines */
-#pragma omp parallel for schedule(static) num_threads(s->threads)
-    for (long p = 0; p < n; p++) {
-        const uint32_t *idx = &s->stencil_idx[p][0][0];
-        double w[64];
+    pw_box v, v_old;
+    box_load_vec3(g, home, g->v, &v);
+    if (!apic) box_load_vec3(g, home, g->v_old, &v_old);
+    for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
         const pw_pstep *q = &s->ps[p];
-        stencil_weights(q, w);
-        vec3 v_pic = v3_zero(), dv = v3_zero();
-        mat3 B = m3_zero();
-        for (int k = 0; k < 64; k++) {
-            vec3 vi = g->v[idx[k]];
-            v_pic = v3_madd(v_pic, vi, w[k]);
-            if (apic)
-                B = m3_add(B, m3_outer(v3_scale(vi, w[k]), stencil_offset(q, k, g->h)));
-            else
-                dv = v3_madd(dv, v3_sub(vi, g->v_old[idx[k]]), w[k]);
-        }
+        int base = box_base(q);
+        pw_x_pairs xw = x_weight_pairs(q);
+        pw_vec4 pic;
+        box_gather_value(&v.node[base], q, &xw, &pic);
+        vec3 v_pic = v3(pic.x, pic.y, pic.z);
         if (apic) {
+            /* B_p = sum_i w_ip v_i (x_i - x_p)^T = h (sum_i w_ip v_i (a, b, c)^T - v_pic fu^T) */
+            pw_pstep qa;
+            offset_weighted(q, &qa);
+            pw_x_pairs xa = x_weight_pairs(&qa);
+            double b9[9];
+            box_gather(&v.node[base], &qa, &xa, b9);
+            mat3 B;
+            memcpy(B.m, b9, sizeof b9);
+            B = m3_scale(m3_sub(B, m3_outer(v_pic, v3(q->fu[0], q->fu[1], q->fu[2]))), g->h);
             pt->v[p] = v_pic;
             pt->C[p] = m3_scale(B, inv_D);
         } else {
-            vec3 v_flip = v3_add(pt->v[p], dv);
+            pw_vec4 old;
+            box_gather_value(&v_old.node[base], q, &xw, &old);
+            vec3 v_flip = v3_add(pt->v[p], v3_sub(v_pic, v3(old.x, old.y, old.z)));
             pt->v[p] = v3_add(v3_scale(v_pic, 1.0 - alpha), v3_scale(v_flip, alpha));
         }
     }
 }
+
+void pw_mpm_g2p(pw_sim *s) { pw_mpm_for_homes(s, g2p_home, NULL); }
