@@ -117,17 +117,42 @@ void pw_mpm_for_homes_by_colour(pw_sim *s, pw_home_fn fn, void *ctx)
 
 /* ---- grid rebuild ------------------------------------------------------------ */
 
+/* dst[k] = src[perm[k]] for k in [lo, hi), elements of sz bytes: the sizes of the
+ * particle arrays get a copy of constant size, which the compiler inlines. */
+static void gather_elements(char *dst, const char *src, size_t sz, const uint32_t *perm, long lo,
+                            long hi)
+{
+#define GATHER(SZ)                                                                           \
+    for (long k = lo; k < hi; k++) memcpy(dst + (size_t)k * (SZ), src + (size_t)perm[k] * (SZ), SZ)
+    switch (sz) {
+    case sizeof(uint32_t): GATHER(sizeof(uint32_t)); break;
+    case sizeof(double): GATHER(sizeof(double)); break;
+    case sizeof(vec3): GATHER(sizeof(vec3)); break;
+    case sizeof(mat3): GATHER(sizeof(mat3)); break;
+    default: GATHER(sz); break;
+    }
+#undef GATHER
+}
+
+#define REORDER_CHUNK 4096 /* elements per task of the reorder */
+
 /* Applies perm to one particle array of n elements of size sz, through tmp. */
 static void reorder(pw_sim *s, void *arr, size_t sz, const uint32_t *perm, size_t n)
 {
     char *src = arr, *dst = s->reorder_tmp;
-    long nl = (long)n;
+    long nc = (long)((n + REORDER_CHUNK - 1) / REORDER_CHUNK);
 #pragma omp parallel num_threads(s->threads)
     {
 #pragma omp for schedule(static)
-        for (long k = 0; k < nl; k++) memcpy(dst + (size_t)k * sz, src + (size_t)perm[k] * sz, sz);
+        for (long c = 0; c < nc; c++) {
+            long lo = c * REORDER_CHUNK, hi = lo + REORDER_CHUNK < (long)n ? lo + REORDER_CHUNK : (long)n;
+            gather_elements(dst, src, sz, perm, lo, hi);
+        }
 #pragma omp for schedule(static)
-        for (long k = 0; k < nl; k++) memcpy(src + (size_t)k * sz, dst + (size_t)k * sz, sz);
+        for (long c = 0; c < nc; c++) {
+            size_t lo = (size_t)c * REORDER_CHUNK, hi = lo + REORDER_CHUNK < n ? lo + REORDER_CHUNK : n;
+            memcpy(src + lo * sz, dst + lo * sz, (hi - lo) * sz);
+        }
     }
 }
 
@@ -144,7 +169,7 @@ static void reorder_particles(pw_sim *s)
     reorder(s, pt->V0, sizeof *pt->V0, s->perm, n);
     reorder(s, pt->Fe, sizeof *pt->Fe, s->perm, n);
     reorder(s, pt->Fp, sizeof *pt->Fp, s->perm, n);
-    reorder(s, pt->C, sizeof *pt->C, s->perm, n);
+    if (s->p.transfer == PW_TRANSFER_APIC) reorder(s, pt->C, sizeof *pt->C, s->perm, n); /* else 0 */
     reorder(s, pt->mu0, sizeof *pt->mu0, s->perm, n);
     reorder(s, pt->lambda0, sizeof *pt->lambda0, s->perm, n);
     reorder(s, pt->xi, sizeof *pt->xi, s->perm, n);
