@@ -72,19 +72,26 @@ static pw_status reserve_solve(pw_sim *s, pw_error *err)
 
 /* ---- finiteness checks ------------------------------------------------------------- */
 
+/* What of particle p is non-finite (x, v, Fe or Fp), or NULL. */
+static const char *nonfinite_part(const pw_particles *pt, size_t p)
+{
+    if (!v3_isfinite(pt->x[p])) return "position";
+    if (!v3_isfinite(pt->v[p])) return "velocity";
+    if (!m3_isfinite(pt->Fe[p]) || !m3_isfinite(pt->Fp[p])) return "deformation gradient";
+    return NULL;
+}
+
 /* First particle (lowest index) with non-finite x, v, Fe or Fp, or n. */
 static size_t first_nonfinite_particle(const pw_sim *s, const char **what)
 {
     const pw_particles *pt = &s->pt;
-    for (size_t p = 0; p < pt->n; p++) {
-        if (!v3_isfinite(pt->x[p])) { *what = "position"; return p; }
-        if (!v3_isfinite(pt->v[p])) { *what = "velocity"; return p; }
-        if (!m3_isfinite(pt->Fe[p]) || !m3_isfinite(pt->Fp[p])) {
-            *what = "deformation gradient";
-            return p;
-        }
-    }
-    return pt->n;
+    size_t first = pt->n;
+    long n = (long)pt->n;
+#pragma omp parallel for schedule(static) num_threads(s->threads) reduction(min : first)
+    for (long p = 0; p < n; p++)
+        if ((size_t)p < first && nonfinite_part(pt, (size_t)p)) first = (size_t)p;
+    if (first < pt->n) *what = nonfinite_part(pt, first);
+    return first;
 }
 
 static pw_status check_particles(const pw_sim *s, pw_error *err)
@@ -338,11 +345,16 @@ static pw_status substep(pw_sim *s, double dt, pw_error *err)
 
 /* ---- clock ----------------------------------------------------------------------------- */
 
-/* max |v_p|: chunk maxima combined in order (max is exact, so any split agrees) */
+/* max |v_p| (max is exact, so any split among threads agrees) */
 static double max_speed(const pw_sim *s)
 {
     double vmax2 = 0;
-    for (size_t p = 0; p < s->pt.n; p++) vmax2 = fmax(vmax2, v3_length2(s->pt.v[p]));
+    long n = (long)s->pt.n;
+#pragma omp parallel for schedule(static) num_threads(s->threads) reduction(max : vmax2)
+    for (long p = 0; p < n; p++) {
+        double v2 = v3_length2(s->pt.v[p]);
+        if (v2 > vmax2) vmax2 = v2; /* (NaN is caught by check_particles) */
+    }
     return sqrt(vmax2);
 }
 
