@@ -8,25 +8,19 @@
  * home block's local box (box.h). */
 #include "box.h"
 
-/* Position of K's entry (r, c) in the packed upper triangle. */
-static const unsigned char K_AT[9][9] = {
-    {0, 1, 2, 3, 4, 5, 6, 7, 8},         {1, 9, 10, 11, 12, 13, 14, 15, 16},
-    {2, 10, 17, 18, 19, 20, 21, 22, 23}, {3, 11, 18, 24, 25, 26, 27, 28, 29},
-    {4, 12, 19, 25, 30, 31, 32, 33, 34}, {5, 13, 20, 26, 31, 35, 36, 37, 38},
-    {6, 14, 21, 27, 32, 36, 39, 40, 41}, {7, 15, 22, 28, 33, 37, 40, 42, 43},
-    {8, 16, 23, 29, 34, 38, 41, 43, 44},
-};
-
-/* B = K G for the packed symmetric K (fully unrolled: constant offsets) */
-BOX_INLINE void apply_K(const double K[PW_K_PACKED], const double G[9], double B[9])
+/* B = K G: B[0..7] as a sum of K's columns (its rows, K being symmetric) */
+BOX_INLINE void apply_K(const double K[PW_K_ENTRIES], const double G[9], double B[9])
 {
-#pragma GCC unroll 9
-    for (int r = 0; r < 9; r++) {
-        double acc = 0;
-#pragma GCC unroll 9
-        for (int c = 0; c < 9; c++) acc += K[K_AT[r][c]] * G[c];
-        B[r] = acc;
+    v8d acc = {-0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0};
+    double last = 0;
+    for (int c = 0; c < 9; c++) {
+        v8d col;
+        memcpy(&col, K + 9 * c, sizeof col);
+        acc += col * G[c];
+        last += K[9 * c + 8] * G[c];
     }
+    memcpy(B, &acc, sizeof acc);
+    B[8] = last;
 }
 
 typedef struct {
@@ -100,9 +94,8 @@ BOX_CLONES static void diagonal_home(const pw_sim *s, uint32_t home, void *ctx)
         for (int j = 0; j < 6; j++) k[j] = (v8d){0};
         for (int a = 0; a < 3; a++) {
             int r = 3 * a;
-            double kk[6] = {K[K_AT[r][r]],           K[K_AT[r + 1][r + 1]],
-                            K[K_AT[r + 2][r + 2]],   2.0 * K[K_AT[r][r + 1]],
-                            2.0 * K[K_AT[r][r + 2]], 2.0 * K[K_AT[r + 1][r + 2]]};
+            const double *Kr = K + 9 * r + r; /* K_aa's first entry; rows 9 apart */
+            double kk[6] = {Kr[0], Kr[10], Kr[20], 2.0 * Kr[1], 2.0 * Kr[2], 2.0 * Kr[11]};
             for (int j = 0; j < 6; j++) k[j][a] = k[j][4 + a] = kk[j];
         }
         double f[3][3][4]; /* f[axis][0: N^2, 1: N'^2, 2: N N'][node] */

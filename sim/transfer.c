@@ -316,9 +316,9 @@ void pw_mpm_init_volumes(pw_sim *s) { pw_mpm_for_homes(s, volumes_home, NULL); }
  * where w = (tr(S) I - S)^-1 axial(R^T G F - F^T G^T R) is linear in G. Writing
  * w = Minv b with b = Bm G (Bm: 3 x 9), the rotation term R [w]x F^T is Bm^T w (the
  * columns of R [e_m]x F^T are the rows of Bm), so it contributes Bm^T Minv Bm: symmetric,
- * like the other terms. Only the upper triangle is formed and stored, so the solver's
- * operator is exactly symmetric. */
-static void linearise_stress(const pw_fcr_cache *c, double V0, double K[PW_K_PACKED])
+ * like the other terms. Each entry of the upper triangle is formed once and stored in
+ * both triangles, so the solver's operator is exactly symmetric. */
+static void linearise_stress(const pw_fcr_cache *c, double V0, double K[PW_K_ENTRIES])
 {
     const mat3 F = c->F, R = c->R, Minv = c->inv_trS_minus_S;
     double k_mu = 2.0 * c->mu * V0, k_vol = c->lambda * V0 * c->J * c->J,
@@ -335,7 +335,6 @@ static void linearise_stress(const pw_fcr_cache *c, double V0, double K[PW_K_PAC
     for (int m = 0; m < 3; m++)
         for (int q = 0; q < 9; q++)
             W[m][q] = Minv.m[m][0] * Bm[0][q] + Minv.m[m][1] * Bm[1][q] + Minv.m[m][2] * Bm[2][q];
-    int n = 0;
     for (int r = 0; r < 9; r++) {
         int i = r / 3, j = r % 3;
         for (int q = r; q < 9; q++) {
@@ -345,7 +344,7 @@ static void linearise_stress(const pw_fcr_cache *c, double V0, double K[PW_K_PAC
             v *= k_mu;
             if (i == j && k == l) v += k_vol + k_cof;
             if (i == l && j == k) v -= k_cof;
-            K[n++] = v;
+            K[9 * r + q] = K[9 * q + r] = v;
         }
     }
 }
