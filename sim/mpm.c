@@ -108,15 +108,9 @@ static pw_status check_particles(const pw_sim *s, pw_error *err)
 /* 1 when particle p's stencil reads a non-finite node of a. */
 static int node_nonfinite(const pw_sim *s, size_t p, const vec3 *a)
 {
-    const pw_grid *g = &s->grid;
-    const pw_pstep *q = &s->ps[p];
-    const uint32_t *nb = g->nbr[q->home];
-    for (int k = 0; k < 64; k++) {
-        int ox = q->off[0] + (k & 3), oy = q->off[1] + ((k >> 2) & 3), oz = q->off[2] + (k >> 4);
-        size_t i = nb[(ox >> 2) | ((oy >> 2) << 1) | ((oz >> 2) << 2)] * (size_t)PW_BLOCK_NODES +
-                   (size_t)((ox & 3) | ((oy & 3) << 2) | ((oz & 3) << 4));
-        if (!v3_isfinite(a[i])) return 1;
-    }
+    for (int k = 0; k < 64; k++)
+        if (!v3_isfinite(a[pw_stencil_node(&s->grid, &s->ps[p], k & 3, (k >> 2) & 3, k >> 4)]))
+            return 1;
     return 0;
 }
 
@@ -309,7 +303,8 @@ static pw_status substep(pw_sim *s, double dt, pw_error *err)
     int iterations = 0, converged = 1;                /* 6. eq. 9, conjugate residual    */
     if (s->p.beta > 0) {
         rc = pw_mpm_solve(s, dt, &iterations, &converged, err);
-        if (rc != PW_OK) {
+        if (rc == PW_ENOMEM) return rc;
+        if (rc != PW_OK) { /* numeric: name the particle behind it */
             const vec3 *fields[] = {s->grid.v, s->cr[0], s->cr[1], s->cr[3], s->cr[4]};
             return grid_failure(s, fields, 5, err);
         }

@@ -1,6 +1,7 @@
 /* mpm_internal.h — the solver's state and the steps of section 4.1, shared by
- * mpm.c (orchestration), transfer.c (particle <-> grid), solver.c (eq. 9),
- * sim_state.c (save/load) and the physics tests. Not a public API. */
+ * mpm.c (orchestration), transfer.c (particle <-> grid), hessian.c (eqs. 7-8, on the
+ * local box of box.h), solver.c (eq. 9), sim_state.c (save/load) and the physics
+ * tests. Not a public API. */
 #ifndef PW_MPM_INTERNAL_H
 #define PW_MPM_INTERNAL_H
 
@@ -35,8 +36,18 @@ typedef struct {
     uint8_t off[3];   /* base node within the home block, 0..3        */
 } pw_pstep;
 
-/* A node vector padded to four doubles (pad = 0): the Hessian action, the solver's
- * inner loop, moves whole nodes as one 4-wide vector. */
+/* Grid index of node (a, b, c) (each 0..3) of particle q's stencil, for the loops that
+ * visit single nodes; the stencil loops proper run on the local box of box.h. */
+static inline size_t pw_stencil_node(const pw_grid *g, const pw_pstep *q, int a, int b, int c)
+{
+    int ox = q->off[0] + a, oy = q->off[1] + b, oz = q->off[2] + c;
+    return (size_t)g->nbr[q->home][(ox >> 2) | ((oy >> 2) << 1) | ((oz >> 2) << 2)] *
+               PW_BLOCK_NODES +
+           (size_t)((ox & 3) | ((oy & 3) << 2) | ((oz & 3) << 4));
+}
+
+/* A node vector padded to four doubles: the stencil loops (box.h) move whole nodes as
+ * one 4-wide vector. The pad is 0, except in P2G, where it carries the node's mass. */
 typedef struct {
     double x, y, z, pad;
 } pw_vec4;
@@ -120,7 +131,8 @@ struct pw_sim {
 
     /* warm start of the solve: the implicit correction v^{n+1} - v* of the previous step
      * per node, with the block keys it belongs to (solver.c) */
-    int warm_valid;             /* cleared with fe_svd_valid, for the same reason */
+    int warm_valid;             /* cleared with fe_svd_valid, for the same reason, and
+                                   when particles are added */
     size_t warm_blocks, cap_warm;
     uint64_t *warm_keys;
     vec3 *warm_dv;
@@ -156,6 +168,7 @@ void pw_mpm_prepare_stress(pw_sim *s);
 void pw_mpm_grid_forces(pw_sim *s, const vec3 *dx);
 /* Phi(dx) = sum_p V0 Psi(Fe_hat(dx)) [J] (for the force test). */
 double pw_mpm_energy(pw_sim *s, const vec3 *dx);
+/* ---- hessian.c ----------------------------------------------------------- */
 /* (H u)_i = sum_p V0 dP(Fe; (sum_j u_j grad w_jp^T) Fe) Fe^T grad w_ip, eqs. 7-8.
  * Needs pw_mpm_prepare_stress; uses s->u4, s->Hu4 as scratch. */
 void pw_mpm_hessian_action(pw_sim *s, const vec3 *u, vec3 *Hu);
@@ -164,6 +177,8 @@ void pw_mpm_hessian_action4(pw_sim *s, const pw_vec4 *u, pw_vec4 *Hu);
 /* d_i = the diagonal of H at node i, one entry per DOF [N/m] (the solver's Jacobi
  * preconditioner), padded. Needs pw_mpm_prepare_stress. */
 void pw_mpm_hessian_diagonal(pw_sim *s, pw_vec4 *d);
+
+/* ---- transfer.c (continued) ---------------------------------------------- */
 /* 7. Fe_hat = (I + dt grad v_p) Fe, then the clamp of eqs. 11-12. Returns the
  * index of the first particle whose update failed (non-finite), or n. */
 size_t pw_mpm_update_deformation(pw_sim *s, double dt);

@@ -217,5 +217,6 @@ pw_status pw_sim_add_particles(pw_sim *s, const pw_seeded *in, pw_error *err)
     }
     pt->n += in->n;
     s->fe_svd_valid = 0;
+    s->warm_valid = 0;
     return PW_OK;
 }

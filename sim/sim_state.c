@@ -145,6 +145,8 @@ pw_status pw_sim_load(pw_sim *s, const char *path, pw_error *err)
         memcpy(*field_of(pt, &ATTRS[k]), pw_cache_find(&f, ATTRS[k].name)->data, f.count * sz);
     }
     pt->n = (size_t)f.count;
+    if (s->p.transfer != PW_TRANSFER_APIC) /* unused, and not kept in step with the sort */
+        memset(pt->C, 0, pt->n * sizeof *pt->C);
     s->failed = 0;
     s->t = f.time;
     s->steps = f.step;

@@ -1,99 +1,20 @@
 /* transfer.c — particle <-> grid transfers of Stomakhin et al. 2013, section 4.1
- * (steps 1-3, 7, 8), the stress forces of eqs. 5-6 and the Hessian action of
- * eqs. 7-8, on the sparse block grid of grid.h.
+ * (steps 1-3, 7, 8), the stress forces of eqs. 5-6 and the linearised stress K that
+ * the Hessian action of eqs. 7-8 (hessian.c) applies, on the sparse block grid of
+ * grid.h.
  *
- * Every scatter to the grid runs over home blocks by colour (grid.h): within one
- * colour no two home blocks write the same node, and each node receives its
- * contributions in a fixed order (colour, then particle index), so the sums do not
- * depend on the thread count. Gathers from the grid are per particle and trivially
- * parallel. */
+ * Every stencil loop runs per home block on its local box (box.h). Scatters to the grid
+ * run over home blocks by colour (grid.h): within one colour no two home blocks write
+ * the same node, and each node receives its contributions in a fixed order (colour,
+ * then home block), so the sums do not depend on the thread count. Gathers write only
+ * their home block's particles and run over all home blocks at once. */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "box.h"
 #include "mpm_internal.h"
 #include "pw_kernel.h"
-
-/* ---- stencil --------------------------------------------------------------- */
-
-/* Node indices of the 16 stencil rows (y offset b, z offset c at 4c + b), 4 along x
- * each; a row may cross from one block into its x neighbour. */
-static inline void stencil_rows(const pw_grid *g, const pw_pstep *q, uint32_t idx[16][4])
-{
-    const uint32_t *nb = g->nbr[q->home];
-    uint32_t xmask[4], xl[4]; /* all ones where the node lies in the x neighbour */
-    for (int a = 0; a < 4; a++) {
-        int ox = q->off[0] + a;
-        xmask[a] = 0u - (uint32_t)(ox >> 2);
-        xl[a] = (uint32_t)(ox & 3);
-    }
-    for (int c = 0; c < 4; c++) {
-        int oz = q->off[2] + c;
-        for (int b = 0; b < 4; b++) {
-            int oy = q->off[1] + b;
-            int sel = ((oy >> 2) << 1) | ((oz >> 2) << 2);
-            uint32_t local = (uint32_t)(((oy & 3) << 2) | ((oz & 3) << 4));
-            uint32_t row = nb[sel] * PW_BLOCK_NODES + local;
-            uint32_t step = (nb[sel | 1] - nb[sel]) * PW_BLOCK_NODES; /* mod 2^32 */
-            for (int a = 0; a < 4; a++) idx[4 * c + b][a] = row + (step & xmask[a]) + xl[a];
-        }
-    }
-}
-
-/* The stencil loops below work on a node's (x, y) as one 2-wide vector and z alone:
- * the same operations in the same order as scalar code (same bits), in fewer
- * instructions on any x86-64 or arm64. */
-typedef double v2d __attribute__((vector_size(16)));
-static inline v2d load_xy(const vec3 *a)
-{
-    v2d r;
-    memcpy(&r, a, sizeof r);
-    return r;
-}
-static inline void store_xy(vec3 *a, v2d r) { memcpy(a, &r, sizeof r); }
-
-/* G = sum_i u_i grad w_ip^T with grad w_ip = (N'x Ny Nz, Nx N'y Nz, Nx Ny N'z): the
- * sums run x innermost and are weighted by the y and z factors afterwards, so each
- * node costs two vector multiply-adds instead of a full outer product. */
-static inline void gather_separable(const uint32_t idx[16][4], const pw_pstep *q, const vec3 *u,
-                                    double G[9])
-{
-    v2d gx = {0, 0}, gy = {0, 0}, gz = {0, 0};
-    double gx_z = 0, gy_z = 0, gz_z = 0;
-    for (int c = 0; c < 4; c++) {
-        v2d t_w = {0, 0}, t_dw = {0, 0}, t_xw = {0, 0};
-        double t_w_z = 0, t_dw_z = 0, t_xw_z = 0;
-        for (int b = 0; b < 4; b++) {
-            const uint32_t *row = idx[4 * c + b];
-            v2d s_w = {0, 0}, s_dw = {0, 0};
-            double s_w_z = 0, s_dw_z = 0;
-            for (int a = 0; a < 4; a++) {
-                v2d ui = load_xy(&u[row[a]]);
-                double ui_z = u[row[a]].z, wa = q->w[0][a], dwa = q->dw[0][a];
-                s_w += ui * wa;
-                s_w_z += ui_z * wa;
-                s_dw += ui * dwa;
-                s_dw_z += ui_z * dwa;
-            }
-            double wb = q->w[1][b], dwb = q->dw[1][b];
-            t_w += s_w * wb; /* sum Nx Ny  */
-            t_w_z += s_w_z * wb;
-            t_dw += s_w * dwb; /* sum Nx N'y */
-            t_dw_z += s_w_z * dwb;
-            t_xw += s_dw * wb; /* sum N'x Ny */
-            t_xw_z += s_dw_z * wb;
-        }
-        double wc = q->w[2][c], dwc = q->dw[2][c];
-        gx += t_xw * wc;
-        gx_z += t_xw_z * wc;
-        gy += t_dw * wc;
-        gy_z += t_dw_z * wc;
-        gz += t_w * dwc;
-        gz_z += t_w_z * dwc;
-    }
-    double G_[9] = {gx[0], gy[0], gz[0], gx[1], gy[1], gz[1], gx_z, gy_z, gz_z};
-    memcpy(G, G_, sizeof G_);
-}
 
 /* ---- home blocks by colour --------------------------------------------------- */
 
@@ -206,6 +127,10 @@ pw_status pw_mpm_rebuild_grid(pw_sim *s, pw_error *err)
             for (int a = 0; a < 3; a++) {
                 int base = pw_bspline_weights(u[a], g->inv_h, q->w[a], q->dw[a]);
                 q->fu[a] = u[a] - (double)base;
+                /* the sort put p in the home block of this base node (positions stay
+                 * inside the domain, so grid.c's clamp of the base is never taken): the
+                 * stencil stays in the local box */
+                assert(base - origin[a] >= 0 && base - origin[a] < PW_BLOCK);
                 q->off[a] = (uint8_t)(base - origin[a]);
             }
             q->home = (uint32_t)home;
@@ -317,7 +242,8 @@ void pw_mpm_init_volumes(pw_sim *s) { pw_mpm_for_homes(s, volumes_home, NULL); }
  * w = Minv b with b = Bm G (Bm: 3 x 9), the rotation term R [w]x F^T is Bm^T w (the
  * columns of R [e_m]x F^T are the rows of Bm), so it contributes Bm^T Minv Bm: symmetric,
  * like the other terms. Each entry of the upper triangle is formed once and stored in
- * both triangles, so the solver's operator is exactly symmetric. */
+ * both triangles, so every particle's K is exactly symmetric (and the assembled
+ * operator symmetric up to the rounding of its sums). */
 static void linearise_stress(const pw_fcr_cache *c, double V0, double K[PW_K_ENTRIES])
 {
     const mat3 F = c->F, R = c->R, Minv = c->inv_trS_minus_S;
@@ -370,12 +296,16 @@ void pw_mpm_prepare_stress(pw_sim *s)
 /* Fe_hat(dx) = (I + sum_i dx_i grad w_ip^T) Fe of eq. 4 */
 static mat3 displaced_Fe(const pw_sim *s, size_t p, const vec3 *dx)
 {
-    double g9[9];
-    mat3 G;
-    uint32_t idx[16][4];
-    stencil_rows(&s->grid, &s->ps[p], idx);
-    gather_separable(idx, &s->ps[p], dx, g9);
-    memcpy(G.m, g9, sizeof g9);
+    /* node by node: this serves only the force and energy tests (dx != NULL) */
+    const pw_pstep *q = &s->ps[p];
+    mat3 G = m3_zero();
+    for (int c = 0; c < 4; c++)
+        for (int b = 0; b < 4; b++)
+            for (int a = 0; a < 4; a++) {
+                vec3 grad = v3(q->dw[0][a] * q->w[1][b] * q->w[2][c], q->w[0][a] * q->dw[1][b] * q->w[2][c],
+                               q->w[0][a] * q->w[1][b] * q->dw[2][c]);
+                G = m3_add(G, m3_outer(dx[pw_stencil_node(&s->grid, q, a, b, c)], grad));
+            }
     return m3_mul(m3_add(m3_identity(), G), s->pt.Fe[p]);
 }
 
