@@ -21,6 +21,8 @@
 #include "seed.h"
 #include "surfaces.h"
 
+#define SOURCE_CAP 40 /* "sim " and 16 hex digits, with room */
+
 /* ---- paths ---------------------------------------------------------------------- */
 
 pw_status pw_shot_cache_path(const pw_scene *sc, int frame, char *out, size_t n, pw_error *err)
@@ -278,8 +280,15 @@ static void render_progress(void *user, double fraction)
     if (c->o->progress) pw_progress_update(c->o->progress, c->base + fraction, c->label);
 }
 
+/* The "powder:source" of frames rendered from this scene's caches: a frame rendered
+ * from another simulation setup is not this shot's frame, however well it reads. */
+static void frame_source(const pw_scene *sc, char out[SOURCE_CAP])
+{
+    snprintf(out, SOURCE_CAP, "sim %016llx", (unsigned long long)sc->sim_hash);
+}
+
 static void exr_options_for(const pw_scene *sc, const pw_camera_desc *cam, int frame, int spp,
-                            double seconds, pw_exr_options *eo)
+                            double seconds, char source[SOURCE_CAP], pw_exr_options *eo)
 {
     pw_exr_options_default(eo);
     eo->compression = (pw_exr_compression)sc->exr_compression;
@@ -288,6 +297,8 @@ static void exr_options_for(const pw_scene *sc, const pw_camera_desc *cam, int f
     eo->render_seconds = seconds;
     eo->frame = frame;
     eo->scene_name = sc->name;
+    frame_source(sc, source);
+    eo->source = source;
     eo->has_camera = pw_camera_matrices(cam, eo->world_to_camera, eo->world_to_ndc, NULL) == PW_OK;
     eo->fov_deg = cam->fov_deg;
 }
@@ -320,7 +331,8 @@ static pw_status render_one(const pw_scene *sc, int frame, pw_density *given,
     if ((rc = pw_render_frame(r, density, &img, render_progress, &ctx, &stats, err)) != PW_OK)
         goto done;
     pw_exr_options eo;
-    exr_options_for(sc, cam, frame, rs->spp, pw_now() - t_begin, &eo);
+    char source[SOURCE_CAP];
+    exr_options_for(sc, cam, frame, rs->spp, pw_now() - t_begin, source, &eo);
     if ((rc = pw_mkdir_parent(exr_path, err)) != PW_OK) goto done;
     if ((rc = pw_exr_write(exr_path, &img, &eo, err)) != PW_OK) goto done;
     char png_note[4200] = "";
@@ -359,12 +371,17 @@ done:
     return rc;
 }
 
-int pw_shot_exr_is_valid(const char *path)
+int pw_shot_exr_is_current(const pw_scene *sc, const char *path)
 {
     if (!file_exists(path)) return 0;
+    char want[SOURCE_CAP], have[SOURCE_CAP];
+    pw_error ignored;
+    frame_source(sc, want);
+    if (pw_exr_read_string(path, "powder:source", have, sizeof have, &ignored) != PW_OK ||
+        strcmp(have, want) != 0)
+        return 0;
     int w, h;
     float *rgba = NULL;
-    pw_error ignored;
     pw_status rc = pw_exr_read_rgba(path, &w, &h, &rgba, &ignored);
     free(rgba);
     return rc == PW_OK;
@@ -381,7 +398,7 @@ pw_status pw_shot_render(const pw_scene *sc, const pw_frame_list *frames,
         pw_status rc = pw_shot_frame_path(sc, f, exr, sizeof exr, err);
         if (rc != PW_OK) return rc;
         double base = o->progress_base + k;
-        if (o->resume && !o->force && pw_shot_exr_is_valid(exr)) {
+        if (o->resume && !o->force && pw_shot_exr_is_current(sc, exr)) {
             log_line(o, "render: frame %d already done (%s)", f, exr);
             if (o->progress) pw_progress_update(o->progress, base + 1, "render");
             continue;

@@ -55,8 +55,10 @@ pw_status pw_shot_frame_path(const pw_scene *sc, int frame, char *out, size_t n,
 pw_status pw_shot_apply_output_and_look(pw_scene *sc, const char *output, const char *look,
                                         pw_error *err);
 
-/* 1 when path is an EXR that reads back completely; 0 when missing or damaged. */
-int pw_shot_exr_is_valid(const char *path);
+/* 1 when path is a frame of this scene's simulation setup (its "powder:source" names
+ * the sim_hash) that reads back completely; 0 when missing, damaged or rendered from
+ * another simulation. */
+int pw_shot_exr_is_current(const pw_scene *sc, const char *path);
 
 /* 1 when path holds a complete, undamaged cache of this scene's simulation setup. */
 int pw_shot_cache_is_valid(const pw_scene *sc, const char *path);

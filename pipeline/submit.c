@@ -149,7 +149,7 @@ static pw_status survey(pw_submit_plan *p, const pw_submit_request *rq, pw_error
         char exr[4096];
         pw_status rc = pw_shot_frame_path(p->sc, f, exr, sizeof exr, err);
         if (rc != PW_OK) return rc;
-        p->done[k] = (unsigned char)pw_shot_exr_is_valid(exr);
+        p->done[k] = (unsigned char)pw_shot_exr_is_current(p->sc, exr);
         s->frames_done += p->done[k];
         if (p->done[k]) continue;
         last_pending = f;

@@ -176,6 +176,7 @@ static exr_result_t write_header(exr_context_t ctx, const pw_image *img,
     if (!rv) rv = exr_attr_set_int(ctx, part, "powder:frame", o->frame);
     if (!rv && o->scene_name)
         rv = exr_attr_set_string(ctx, part, "powder:scene", o->scene_name);
+    if (!rv && o->source) rv = exr_attr_set_string(ctx, part, "powder:source", o->source);
     if (!rv && o->has_camera) {
         exr_attr_m44f_t m;
         memcpy(m.m, o->world_to_camera, sizeof m.m);
@@ -528,9 +529,9 @@ static pw_status check_finite(const char *name, const float *px, int w, int h, i
     return PW_OK;
 }
 
-/* The common reader: nc = 3 (RGB) or 4 (RGBA, alpha 1 when absent). */
-static pw_status read_stream(exr_stream *st, const char *name, int nc, int *width, int *height,
-                             float **pixels, pw_error *err)
+/* Opens st for reading and parses its header, with our size limits and a silent
+ * library. */
+static pw_status open_header(exr_stream *st, const char *name, exr_context_t *ctx, pw_error *err)
 {
     exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
     init.error_handler_fn = quiet_handler;
@@ -542,12 +543,22 @@ static pw_status read_stream(exr_stream *st, const char *name, int nc, int *widt
     init.max_tile_width = EXR_MAX_TILE_SIDE;
     init.max_tile_height = EXR_MAX_TILE_SIDE;
     init.flags = EXR_CONTEXT_FLAG_SILENT_HEADER_PARSE;
-    exr_context_t ctx = NULL;
-    exr_result_t rv = exr_start_read(&ctx, name, &init);
+    *ctx = NULL;
+    exr_result_t rv = exr_start_read(ctx, name, &init);
     if (rv) {
-        if (ctx) exr_finish(&ctx);
+        if (*ctx) exr_finish(ctx);
         return exr_fail(err, st, rv, PW_EFORMAT, name, "not a readable EXR header");
     }
+    return PW_OK;
+}
+
+/* The common reader: nc = 3 (RGB) or 4 (RGBA, alpha 1 when absent). */
+static pw_status read_stream(exr_stream *st, const char *name, int nc, int *width, int *height,
+                             float **pixels, pw_error *err)
+{
+    exr_context_t ctx;
+    pw_status open_rc = open_header(st, name, &ctx, err);
+    if (open_rc != PW_OK) return open_rc;
     exr_attr_box2i_t dw;
     exr_storage_t storage;
     int w = 0, h = 0, has_alpha = 0;
@@ -593,6 +604,31 @@ pw_status pw_exr_read_rgba(const char *path, int *width, int *height, float **rg
                            pw_error *err)
 {
     return read_file(path, 4, width, height, rgba, err);
+}
+
+pw_status pw_exr_read_string(const char *path, const char *attr, char *out, size_t cap,
+                             pw_error *err)
+{
+    exr_stream st = {.fd = open(path, O_RDONLY)};
+    if (st.fd < 0) return pw_fail(err, PW_EIO, "%s: cannot open (%s)", path, strerror(errno));
+    exr_context_t ctx;
+    pw_status rc = open_header(&st, path, &ctx, err);
+    if (rc == PW_OK) {
+        int32_t len = 0;
+        const char *text = NULL;
+        if (exr_attr_get_string(ctx, 0, attr, &len, &text) != EXR_ERR_SUCCESS || !text || len < 0)
+            rc = pw_fail(err, PW_EFORMAT, "%s: no string attribute '%s'", path, attr);
+        else if ((size_t)len >= cap)
+            rc = pw_fail(err, PW_EFORMAT, "%s: attribute '%s' is %d bytes, over %zu", path, attr,
+                         (int)len, cap - 1);
+        else {
+            memcpy(out, text, (size_t)len);
+            out[len] = 0;
+        }
+        exr_finish(&ctx);
+    }
+    close(st.fd);
+    return rc;
 }
 
 pw_status pw_exr_read_rgba_memory(const char *name, const void *data, size_t size, int *width,

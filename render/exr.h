@@ -26,6 +26,8 @@ typedef struct {
     double render_seconds;           /* wall time, metadata */
     int frame;                       /* frame number, metadata */
     const char *scene_name;          /* metadata, may be NULL */
+    const char *source;              /* metadata: what the frame was rendered from, may be
+                                        NULL */
     int has_camera;                  /* when 1, the next three are written */
     float world_to_camera[16];       /* row-major 4x4 (OpenEXR m44f convention) */
     float world_to_ndc[16];
@@ -37,7 +39,8 @@ void pw_exr_options_default(pw_exr_options *o);
 /* Writes img to path atomically: RGBA (half or float), and when present depth.Z
  * (float) and albedo.R/G/B (half), as one scanline part named "beauty". Metadata:
  * "powderVersion" (string), "powder:spp" (int), "powder:frame" (int),
- * "powder:renderSeconds" (double), "powder:scene" (string, when scene_name is set) and,
+ * "powder:renderSeconds" (double), "powder:scene" and "powder:source" (strings, when
+ * set) and,
  * when has_camera, "worldToCamera" and "worldToNDC" (m44f) and "powder:fovDeg"
  * (double). opt may be NULL for the defaults. Errors name the file; on failure no file
  * is left under path or the temporary name. */
@@ -57,6 +60,11 @@ pw_status pw_exr_read_rgb(const char *path, int *width, int *height, float **rgb
  * 2^28 pixels in all. */
 pw_status pw_exr_read_rgba(const char *path, int *width, int *height, float **rgba,
                            pw_error *err);
+
+/* Copies the string attribute attr of path's first part into out (cap bytes with the
+ * terminating 0), reading only the header. PW_EFORMAT when it is absent or too long. */
+pw_status pw_exr_read_string(const char *path, const char *attr, char *out, size_t cap,
+                             pw_error *err);
 
 /* pw_exr_read_rgba on size bytes at data (fuzzing, embedded maps); `name` stands for
  * the file in messages. The buffer is only read during the call. */

@@ -2,8 +2,10 @@
  * valid cache and a valid EXR (and PNG) per frame; the snow is brighter than the
  * background and alpha covers it (alpha > 0.5 on the snow, 0 on empty sky); a
  * re-render with another look changes pixels but not one byte of the caches; a
- * turntable writes the requested views and a contact sheet; bad input exits 2 with the
- * file and place named. Thresholds are loose on purpose (4 spp): a broken stage gives
+ * turntable writes the requested views and a contact sheet; a second run keeps the
+ * frames of the same simulation and renders again those of a changed one (the frame's
+ * "powder:source" names the simulation); bad input exits 2 with the file and place
+ * named. Thresholds are loose on purpose (4 spp): a broken stage gives
  * black, empty or identical images, far from them. */
 #include "check.h"
 #include "exr.h"
@@ -106,6 +108,35 @@ int main(void)
     snprintf(path, sizeof path, "%s/turntable/tiny.f0002.contact.png", out);
     CHECK(file_exists(path), "no contact sheet %s", path);
     (void)tt;
+
+    /* 6. a second run keeps the frames of the same simulation; after the simulation
+     * changes (the ball thrown faster), it renders them again, however well the old
+     * ones read */
+    char src_before[64], src_after[64], log2[4096], log3[4096], faster[4096];
+    snprintf(path, sizeof path, "%s/tiny.0001.exr", out);
+    pw_error err6 = {0};
+    CHECK(pw_exr_read_string(path, "powder:source", src_before, sizeof src_before, &err6) == PW_OK,
+          "%s", err6.msg);
+    snprintf(log2, sizeof log2, "%s/rerun.txt", dir);
+    rc = powder_run(log2, run);
+    CHECK(rc == 0, "second powder run exited %d", rc);
+    CHECK(file_contains(log2, "frame 1 already done"), "the second run rendered frame 1 again");
+    snprintf(faster, sizeof faster, "%s/faster.json", dir);
+    char text[4096];
+    snprintf(text, sizeof text, tiny_scene_json, 2);
+    char *at = strstr(text, "[0, -1.5, 0]");
+    CHECK(at != NULL, "fixture velocity not found");
+    if (at) memcpy(at, "[0, -2.5, 0]", 12);
+    fixture_write(faster, text);
+    snprintf(log3, sizeof log3, "%s/changed.txt", dir);
+    const char *run_faster[] = {"run", faster, "--output", out, NULL};
+    rc = powder_run(log3, run_faster);
+    CHECK(rc == 0, "powder run of the changed scene exited %d", rc);
+    CHECK(!file_contains(log3, "already done"), "a frame of the old simulation counted as done");
+    CHECK(pw_exr_read_string(path, "powder:source", src_after, sizeof src_after, &err6) == PW_OK,
+          "%s", err6.msg);
+    printf("6. frame 1 source %s, after the change %s\n", src_before, src_after);
+    CHECK(strcmp(src_before, src_after) != 0, "frame 1 still names the old simulation");
 
     /* 5. bad input: exit 2 with file and place */
     char bad[4096], badlog[4096];
