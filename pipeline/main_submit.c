@@ -18,8 +18,8 @@ enum { EXIT_WORK = PW_EXIT_WORK, EXIT_USAGE = PW_EXIT_USAGE };
 
 static const char *const submit_help =
     "usage: powder submit scene.json [--frames SPEC] [--chunk N] [--partition P]\n"
-    "                    [--threads N] [--render-only] [--look other.json] [--output DIR]\n"
-    "                    [--png] [--dry-run] [--quiet]\n"
+    "                    [--threads N] [--sbatch OPTION]... [--render-only]\n"
+    "                    [--look other.json] [--output DIR] [--png] [--dry-run] [--quiet]\n"
     "\n"
     "Hands the shot to a Slurm cluster with sbatch: one simulation job, then a render job\n"
     "array that starts when the simulation succeeded (--dependency=afterok), N frames per\n"
@@ -33,6 +33,8 @@ static const char *const submit_help =
     "  --look FILE     render tasks use this look (frames go to a directory named after it)\n"
     "  --partition P   Slurm partition (default: the cluster's default)\n"
     "  --threads N     CPUs per task (--cpus-per-task) and threads; default: what Slurm gives\n"
+    "  --sbatch OPT    one more sbatch option for every job, e.g. --sbatch --time=2:00:00\n"
+    "                  --sbatch --account=fx (repeatable; not the ones powder sets)\n"
     "  --output DIR    caches and frames under DIR, as for `powder run`\n"
     "  --png           tasks also write PNG previews\n"
     "  --dry-run       print the batch scripts and sbatch commands; submit nothing\n"
@@ -41,8 +43,12 @@ static const char *const submit_help =
     "range (logs/<name>.render.<first>-<last>.<job>_<task>.log), with `PROGRESS nn%` lines.\n"
     "The scene, the frames and the powder program must be on storage the nodes share.\n";
 
+enum { MAX_SBATCH_OPTIONS = 32 };
+
 typedef struct {
     const char *scene, *frames, *partition, *look, *output;
+    const char *sbatch[MAX_SBATCH_OPTIONS];
+    int n_sbatch;
     int chunk, threads, render_only, dry_run, png, quiet, help;
 } submit_options;
 
@@ -63,7 +69,7 @@ static int parse_count(const char *name, const char *v, int lo, int hi, int *out
 static int parse_submit_options(int argc, char **argv, submit_options *o)
 {
     static const char *const with_value[] = {"--frames", "--partition", "--chunk", "--look",
-                                             "--output", "--threads", NULL};
+                                             "--output", "--threads", "--sbatch", NULL};
     for (int a = 2; a < argc; a++) {
         const char *arg = argv[a];
         pw_cli_token tok;
@@ -88,6 +94,14 @@ static int parse_submit_options(int argc, char **argv, submit_options *o)
         else if (!strcmp(name, "--png")) o->png = 1;
         else if (!strcmp(name, "--frames")) o->frames = value;
         else if (!strcmp(name, "--partition")) o->partition = value;
+        else if (!strcmp(name, "--sbatch")) {
+            if (o->n_sbatch == MAX_SBATCH_OPTIONS) {
+                fprintf(stderr, "powder submit: more than %d --sbatch options\n",
+                        MAX_SBATCH_OPTIONS);
+                return 0;
+            }
+            o->sbatch[o->n_sbatch++] = value;
+        }
         else if (!strcmp(name, "--look")) o->look = value;
         else if (!strcmp(name, "--output")) o->output = value;
         else if (!strcmp(name, "--chunk")) {
@@ -144,8 +158,19 @@ int pw_main_submit(int argc, char **argv)
         perror("powder submit: current directory");
         return EXIT_WORK;
     }
-    pw_submit_request rq = {o.scene,  o.frames, o.look,    o.output,        o.partition, exe,
-                            cwd,      o.chunk,  o.threads, o.render_only, o.png};
+    pw_submit_request rq = {.scene_path = o.scene,
+                            .frames = o.frames,
+                            .look = o.look,
+                            .output = o.output,
+                            .partition = o.partition,
+                            .sbatch = o.sbatch,
+                            .n_sbatch = o.n_sbatch,
+                            .powder_path = exe,
+                            .work_dir = cwd,
+                            .chunk = o.chunk,
+                            .threads = o.threads,
+                            .render_only = o.render_only,
+                            .png = o.png};
     pw_error err = {0};
     pw_submit_plan *plan = pw_submit_plan_create(&rq, &err);
     if (!plan) return fail(&err);

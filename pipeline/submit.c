@@ -199,6 +199,7 @@ static void text_common_header(text *t, const pw_submit_request *rq)
     text_printf(t, "\n");
     if (rq->partition) text_printf(t, "#SBATCH --partition=%s\n", rq->partition);
     if (rq->threads) text_printf(t, "#SBATCH --cpus-per-task=%d\n", rq->threads);
+    for (int k = 0; k < rq->n_sbatch; k++) text_printf(t, "#SBATCH %s\n", rq->sbatch[k]);
 }
 
 /* The arguments every task passes on, after the command and scene. */
@@ -305,6 +306,37 @@ static char *render_script(const pw_submit_plan *p, const pw_submit_request *rq)
     return t.oom ? NULL : t.s;
 }
 
+/* An extra sbatch option goes on a "#SBATCH" line of every job: a long option
+ * ("--time=2:00:00") in one word that Slurm's line splitting leaves alone (as for
+ * paths, check_sbatch_path), and none that powder sets itself, which would silently
+ * change where the jobs run, log or wait. */
+static pw_status check_sbatch_option(const char *opt, pw_error *err)
+{
+    static const char *const managed[] = {"--chdir", "--output", "--error", "--array",
+                                          "--dependency", "--job-name", "--partition",
+                                          "--cpus-per-task", "--kill-on-invalid-dep",
+                                          "--parsable", "--wrap", NULL};
+    if (strncmp(opt, "--", 2) != 0 || !opt[2])
+        return pw_fail(err, PW_EINVAL,
+                       "submit: --sbatch '%s': expected a long sbatch option such as "
+                       "--time=2:00:00",
+                       opt);
+    for (const char *c = opt; *c; c++)
+        if ((unsigned char)*c <= ' ' || *c == 0x7f || *c == '"' || *c == '\'' || *c == '\\')
+            return pw_fail(err, PW_EINVAL,
+                           "submit: --sbatch '%s': one word without spaces, quotes, "
+                           "backslashes or control characters (byte %d)",
+                           opt, (int)(c - opt));
+    size_t name_len = strcspn(opt, "=");
+    for (int k = 0; managed[k]; k++)
+        if (strlen(managed[k]) == name_len && !strncmp(opt, managed[k], name_len))
+            return pw_fail(err, PW_EINVAL,
+                           "submit: --sbatch '%s': powder sets %s itself (see powder submit "
+                           "--help)",
+                           opt, managed[k]);
+    return PW_OK;
+}
+
 static pw_status check_request(const pw_submit_request *rq, pw_error *err)
 {
     if (!rq->scene_path || !rq->scene_path[0])
@@ -327,6 +359,10 @@ static pw_status check_request(const pw_submit_request *rq, pw_error *err)
                                "submit: --partition '%s': partition names are letters, digits "
                                "and _ - . , (byte %d)",
                                rq->partition, (int)(c - rq->partition));
+    for (int k = 0; k < rq->n_sbatch; k++) {
+        pw_status rc = check_sbatch_option(rq->sbatch[k], err);
+        if (rc != PW_OK) return rc;
+    }
     return check_sbatch_path("the working directory", rq->work_dir, err);
 }
 

@@ -31,6 +31,9 @@ typedef struct {
     const char *look;        /* look file for the render tasks, or NULL                  */
     const char *output;      /* --output DIR passed to every task, or NULL               */
     const char *partition;   /* Slurm partition, or NULL for the cluster's default       */
+    const char *const *sbatch; /* further sbatch options for every job ("--time=2:00:00",
+                                "--account=fx"), n_sbatch of them                     */
+    int n_sbatch;
     const char *powder_path; /* absolute path of the program the tasks run               */
     const char *work_dir;    /* absolute; the jobs' working directory (where relative
                                 output paths of the scene resolve), usually the cwd      */

@@ -62,7 +62,7 @@ render_cmd="exec '$exe' render '$abs/tiny.json' --frames \"\$frames\" --resume"
 
 # 1. full submission, frames 1-5 in slices of 2
 out=$("$powder" submit tiny.json --frames 1-5 --chunk 2 --partition debug --threads 2 \
-    --dry-run 2>&1)
+    --sbatch --time=0:30:00 --sbatch=--account=fx --dry-run 2>&1)
 st=$?
 check "1.1 exit 0" status 0
 check "1.2 sim job log" line "#SBATCH --output=$farm/logs/tiny.sim.0001-0005.%j.log"
@@ -82,6 +82,8 @@ check "1.13 partition" lines 2 "#SBATCH --partition=debug"
 check "1.14 cpus per task" lines 2 "#SBATCH --cpus-per-task=2"
 check "1.15 working directory" lines 2 "#SBATCH --chdir=$abs"
 check "1.16 dry run writes nothing" test ! -e out
+check "1.17 extra sbatch option, both jobs" lines 2 "#SBATCH --time=0:30:00"
+check "1.18 second extra sbatch option" lines 2 "#SBATCH --account=fx"
 
 # 2. frame lists: strides and gaps become specs the frames parser reads back
 out=$("$powder" submit tiny.json --frames 1-9x2 --chunk 3 --dry-run 2>&1)
@@ -181,7 +183,8 @@ check "5.14 no sbatch: said so" text "sbatch: not found on PATH"
 rm -f "$FAKE_LOG"
 bad_cases=("" "tiny.json --chunk 0" "tiny.json --chunk x" "tiny.json --bogus"
     "tiny.json --frames 0-3" "tiny.json --partition a;b" "tiny.json --output a b"
-    "tiny.json --look" "tiny.json other.json")
+    "tiny.json --look" "tiny.json other.json" "tiny.json --sbatch --chdir=/x"
+    "tiny.json --sbatch -t" "tiny.json --sbatch --output=x")
 for args in "${bad_cases[@]}"; do
     # Split at spaces only, except that "a b" after --output stays one path.
     case "$args" in
