@@ -47,7 +47,7 @@ typedef struct pw_submit_plan pw_submit_plan;
 
 typedef struct {
     int frames;          /* frames requested                                          */
-    int frames_done;     /* of those, frames whose EXR exists and reads back          */
+    int frames_done;     /* of those, frames whose EXR reads back, of this simulation  */
     int slices;          /* array slices of the request (chunk frames each, the last
                             may be shorter)                                           */
     int slices_pending;  /* slices with at least one frame left: the array's tasks    */
