@@ -1,13 +1,11 @@
 /* box.h — a home block's stencil neighbourhood as a dense local box (internal to
- * sim/: the Hessian action, its diagonal and the stress forces).
+ * sim/: every particle <-> grid transfer, the Hessian action and its diagonal).
  *
  * The particles of one home block (grid.h) reach only the 2x2x2 blocks around it. Their
  * scatters and gathers run on a copy of those blocks in a dense 8x8x8 box of padded
  * nodes, x fastest: a stencil row is four consecutive nodes at a fixed stride from
- * the particle's base node, so the loops need no index loads, and two nodes fill one
- * 8-wide vector (one AVX-512 register, two AVX2 or four SSE2 ones: the same lane
- * operations in each). Sums over x run as two interleaved halves (nodes 0+2 and 1+3),
- * folded once per particle. A scatter box is added to the grid per home block, by
+ * the particle's base node, so the loops need no index loads (see below for how the
+ * nodes of a row share vectors). A scatter box is added to the grid per home block, by
  * colour, so every node's sum is the same bits for any thread count.
  *
  * The functions are inline and forced so into their callers, which are compiled as
@@ -27,6 +25,7 @@
  * AVX-512 clone). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(PW_NO_TARGET_CLONES)
 #define BOX_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#define BOX_HAVE_CLONES 1
 #else
 #define BOX_CLONES
 #endif
@@ -112,30 +111,46 @@ BOX_INLINE void box_add_to_vec3(const pw_grid *g, uint32_t home, const pw_box *L
     }
 }
 
+/* Two forms of each stencil kernel, one result. The wide form puts two nodes of a row in
+ * one 8-wide vector: lanes 0-3 for node a, 4-7 for node a + 1, so every sum over x runs
+ * as two interleaved halves (nodes 0 + 2 and 1 + 3), folded once per particle; on
+ * AVX-512 that is half the instructions. Where the target has no 8-wide registers GCC
+ * keeps such vectors in memory, so the narrow form holds the two halves as two 4-wide
+ * vectors (lo: nodes 0 and 2, hi: nodes 1 and 3) and does the same operations in the
+ * same order: the same bits. BOX_WIDE picks the wide form in the AVX-512 clone only. */
+#if defined(BOX_HAVE_CLONES)
+#define BOX_WIDE() __builtin_cpu_supports("avx512f")
+#else
+#define BOX_WIDE() 0
+#endif
+
 /* The x weights of a stencil row as pairs: lanes 0-3 for node a, 4-7 for node a + 1. */
 typedef struct {
     v8d w01, w23, dw01, dw23;
-} pw_x_pairs;
+} x_pairs;
 
-BOX_INLINE pw_x_pairs x_weight_pairs(const pw_pstep *q)
+BOX_INLINE x_pairs x_weight_pairs(const pw_pstep *q)
 {
     const double *w = q->w[0], *dw = q->dw[0];
-    pw_x_pairs r = {{w[0], w[0], w[0], w[0], w[1], w[1], w[1], w[1]},
-                    {w[2], w[2], w[2], w[2], w[3], w[3], w[3], w[3]},
-                    {dw[0], dw[0], dw[0], dw[0], dw[1], dw[1], dw[1], dw[1]},
-                    {dw[2], dw[2], dw[2], dw[2], dw[3], dw[3], dw[3], dw[3]}};
+    x_pairs r = {{w[0], w[0], w[0], w[0], w[1], w[1], w[1], w[1]},
+                 {w[2], w[2], w[2], w[2], w[3], w[3], w[3], w[3]},
+                 {dw[0], dw[0], dw[0], dw[0], dw[1], dw[1], dw[1], dw[1]},
+                 {dw[2], dw[2], dw[2], dw[2], dw[3], dw[3], dw[3], dw[3]}};
     return r;
 }
+
+#define NEG_ZERO4 {-0.0, -0.0, -0.0, -0.0}
+#define NEG_ZERO8 {-0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0}
 
 /* G = sum_i u_i grad w_ip^T over the stencil from the box, with
  * grad w_ip = (N'x Ny Nz, Nx N'y Nz, Nx Ny N'z): the sums run x innermost and are
  * weighted by the y and z factors afterwards, so each node costs two vector
  * multiply-adds instead of a full outer product. (The sums start from -0.0, which adds
  * nothing to any value, so the first product needs no add.) */
-BOX_INLINE void box_gather(const pw_vec4 *base, const pw_pstep *q, const pw_x_pairs *xw,
-                           double G[9])
+BOX_INLINE void gather_wide(const pw_vec4 *base, const pw_pstep *q, double G[9])
 {
-    const v8d nz = {-0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0};
+    const x_pairs xw = x_weight_pairs(q);
+    const v8d nz = NEG_ZERO8;
     v8d gx = nz, gy = nz, gz = nz;
     for (int c = 0; c < 4; c++) {
         v8d t_w = nz, t_dw = nz, t_xw = nz;
@@ -144,8 +159,8 @@ BOX_INLINE void box_gather(const pw_vec4 *base, const pw_pstep *q, const pw_x_pa
             v8d u01, u23;
             load8(&u01, row);
             load8(&u23, row + 2);
-            v8d s_w = u01 * xw->w01 + u23 * xw->w23;
-            v8d s_dw = u01 * xw->dw01 + u23 * xw->dw23;
+            v8d s_w = u01 * xw.w01 + u23 * xw.w23;
+            v8d s_dw = u01 * xw.dw01 + u23 * xw.dw23;
             t_w += s_w * q->w[1][b];   /* sum Nx Ny  */
             t_dw += s_w * q->dw[1][b]; /* sum Nx N'y */
             t_xw += s_dw * q->w[1][b]; /* sum N'x Ny */
@@ -160,10 +175,50 @@ BOX_INLINE void box_gather(const pw_vec4 *base, const pw_pstep *q, const pw_x_pa
     memcpy(G, G_, sizeof G_);
 }
 
-/* out_i += B grad w_ip over the stencil into the box, in the same separable order */
-BOX_INLINE void box_scatter(pw_vec4 *base, const pw_pstep *q, const pw_x_pairs *xw,
-                            const double B[9])
+BOX_INLINE void gather_narrow(const pw_vec4 *base, const pw_pstep *q, double G[9])
 {
+    const double *w = q->w[0], *dw = q->dw[0];
+    const v4d nz = NEG_ZERO4;
+    v4d gx[2] = {nz, nz}, gy[2] = {nz, nz}, gz[2] = {nz, nz};
+    for (int c = 0; c < 4; c++) {
+        v4d t_w[2] = {nz, nz}, t_dw[2] = {nz, nz}, t_xw[2] = {nz, nz};
+        for (int b = 0; b < 4; b++) {
+            const pw_vec4 *row = base + BOX_ROW(b, c);
+            for (int h = 0; h < 2; h++) {
+                v4d u_a, u_b; /* nodes h and h + 2 */
+                load4(&u_a, row + h);
+                load4(&u_b, row + h + 2);
+                v4d s_w = u_a * w[h] + u_b * w[h + 2];
+                v4d s_dw = u_a * dw[h] + u_b * dw[h + 2];
+                t_w[h] += s_w * q->w[1][b];
+                t_dw[h] += s_w * q->dw[1][b];
+                t_xw[h] += s_dw * q->w[1][b];
+            }
+        }
+        for (int h = 0; h < 2; h++) {
+            gx[h] += t_xw[h] * q->w[2][c];
+            gy[h] += t_dw[h] * q->w[2][c];
+            gz[h] += t_w[h] * q->dw[2][c];
+        }
+    }
+    double G_[9] = {gx[0][0] + gx[1][0], gy[0][0] + gy[1][0], gz[0][0] + gz[1][0],
+                    gx[0][1] + gx[1][1], gy[0][1] + gy[1][1], gz[0][1] + gz[1][1],
+                    gx[0][2] + gx[1][2], gy[0][2] + gy[1][2], gz[0][2] + gz[1][2]};
+    memcpy(G, G_, sizeof G_);
+}
+
+BOX_INLINE void box_gather(const pw_vec4 *base, const pw_pstep *q, double G[9])
+{
+    if (BOX_WIDE())
+        gather_wide(base, q, G);
+    else
+        gather_narrow(base, q, G);
+}
+
+/* out_i += B grad w_ip over the stencil into the box, in the same separable order */
+BOX_INLINE void scatter_wide(pw_vec4 *base, const pw_pstep *q, const double B[9])
+{
+    const x_pairs xw = x_weight_pairs(q);
     v8d b0 = {B[0], B[3], B[6], 0, B[0], B[3], B[6], 0}, b1 = {B[1], B[4], B[7], 0, B[1], B[4], B[7], 0},
         b2 = {B[2], B[5], B[8], 0, B[2], B[5], B[8], 0};
     for (int c = 0; c < 4; c++) {
@@ -175,12 +230,39 @@ BOX_INLINE void box_scatter(pw_vec4 *base, const pw_pstep *q, const pw_x_pairs *
             v8d o01, o23;
             load8(&o01, row);
             load8(&o23, row + 2);
-            o01 += along_dw * xw->dw01 + along_w * xw->w01;
-            o23 += along_dw * xw->dw23 + along_w * xw->w23;
+            o01 += along_dw * xw.dw01 + along_w * xw.w01;
+            o23 += along_dw * xw.dw23 + along_w * xw.w23;
             store8(row, &o01);
             store8(row + 2, &o23);
         }
     }
+}
+
+BOX_INLINE void scatter_narrow(pw_vec4 *base, const pw_pstep *q, const double B[9])
+{
+    v4d b0 = {B[0], B[3], B[6], 0}, b1 = {B[1], B[4], B[7], 0}, b2 = {B[2], B[5], B[8], 0};
+    for (int c = 0; c < 4; c++) {
+        v4d cz_w = b0 * q->w[2][c], cy_w = b1 * q->w[2][c], cz_dw = b2 * q->dw[2][c];
+        for (int b = 0; b < 4; b++) {
+            pw_vec4 *row = base + BOX_ROW(b, c);
+            v4d along_dw = cz_w * q->w[1][b];
+            v4d along_w = cy_w * q->dw[1][b] + cz_dw * q->w[1][b];
+            for (int a = 0; a < 4; a++) {
+                v4d o;
+                load4(&o, row + a);
+                o += along_dw * q->dw[0][a] + along_w * q->w[0][a];
+                store4(row + a, &o);
+            }
+        }
+    }
+}
+
+BOX_INLINE void box_scatter(pw_vec4 *base, const pw_pstep *q, const double B[9])
+{
+    if (BOX_WIDE())
+        scatter_wide(base, q, B);
+    else
+        scatter_narrow(base, q, B);
 }
 
 /* L = u (unpadded node vectors) on the 2x2x2 blocks around home */
@@ -212,10 +294,10 @@ BOX_INLINE void box_load_scalar(const pw_grid *g, uint32_t home, const double *m
 }
 
 /* out = sum_i w_ip u_i over the stencil from the box */
-BOX_INLINE void box_gather_value(const pw_vec4 *base, const pw_pstep *q, const pw_x_pairs *xw,
-                                 pw_vec4 *out)
+BOX_INLINE void gather_value_wide(const pw_vec4 *base, const pw_pstep *q, pw_vec4 *out)
 {
-    const v8d nz = {-0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0};
+    const x_pairs xw = x_weight_pairs(q);
+    const v8d nz = NEG_ZERO8;
     v8d acc = nz;
     for (int c = 0; c < 4; c++) {
         v8d t = nz;
@@ -224,7 +306,7 @@ BOX_INLINE void box_gather_value(const pw_vec4 *base, const pw_pstep *q, const p
             v8d u01, u23;
             load8(&u01, row);
             load8(&u23, row + 2);
-            t += (u01 * xw->w01 + u23 * xw->w23) * q->w[1][b];
+            t += (u01 * xw.w01 + u23 * xw.w23) * q->w[1][b];
         }
         acc += t * q->w[2][c];
     }
@@ -232,10 +314,40 @@ BOX_INLINE void box_gather_value(const pw_vec4 *base, const pw_pstep *q, const p
     *out = r;
 }
 
-/* out_i += w_ip val over the stencil into the box */
-BOX_INLINE void box_scatter_value(pw_vec4 *base, const pw_pstep *q, const pw_x_pairs *xw,
-                                  const pw_vec4 *val)
+BOX_INLINE void gather_value_narrow(const pw_vec4 *base, const pw_pstep *q, pw_vec4 *out)
 {
+    const double *w = q->w[0];
+    const v4d nz = NEG_ZERO4;
+    v4d acc[2] = {nz, nz};
+    for (int c = 0; c < 4; c++) {
+        v4d t[2] = {nz, nz};
+        for (int b = 0; b < 4; b++) {
+            const pw_vec4 *row = base + BOX_ROW(b, c);
+            for (int h = 0; h < 2; h++) {
+                v4d u_a, u_b;
+                load4(&u_a, row + h);
+                load4(&u_b, row + h + 2);
+                t[h] += (u_a * w[h] + u_b * w[h + 2]) * q->w[1][b];
+            }
+        }
+        for (int h = 0; h < 2; h++) acc[h] += t[h] * q->w[2][c];
+    }
+    v4d r = acc[0] + acc[1];
+    store4(out, &r);
+}
+
+BOX_INLINE void box_gather_value(const pw_vec4 *base, const pw_pstep *q, pw_vec4 *out)
+{
+    if (BOX_WIDE())
+        gather_value_wide(base, q, out);
+    else
+        gather_value_narrow(base, q, out);
+}
+
+/* out_i += w_ip val over the stencil into the box */
+BOX_INLINE void scatter_value_wide(pw_vec4 *base, const pw_pstep *q, const pw_vec4 *val)
+{
+    const x_pairs xw = x_weight_pairs(q);
     v8d v = {val->x, val->y, val->z, val->pad, val->x, val->y, val->z, val->pad};
     for (int c = 0; c < 4; c++) {
         v8d vc = v * q->w[2][c];
@@ -245,12 +357,39 @@ BOX_INLINE void box_scatter_value(pw_vec4 *base, const pw_pstep *q, const pw_x_p
             v8d o01, o23;
             load8(&o01, row);
             load8(&o23, row + 2);
-            o01 += along * xw->w01;
-            o23 += along * xw->w23;
+            o01 += along * xw.w01;
+            o23 += along * xw.w23;
             store8(row, &o01);
             store8(row + 2, &o23);
         }
     }
+}
+
+BOX_INLINE void scatter_value_narrow(pw_vec4 *base, const pw_pstep *q, const pw_vec4 *val)
+{
+    v4d v;
+    load4(&v, val);
+    for (int c = 0; c < 4; c++) {
+        v4d vc = v * q->w[2][c];
+        for (int b = 0; b < 4; b++) {
+            pw_vec4 *row = base + BOX_ROW(b, c);
+            v4d along = vc * q->w[1][b];
+            for (int a = 0; a < 4; a++) {
+                v4d o;
+                load4(&o, row + a);
+                o += along * q->w[0][a];
+                store4(row + a, &o);
+            }
+        }
+    }
+}
+
+BOX_INLINE void box_scatter_value(pw_vec4 *base, const pw_pstep *q, const pw_vec4 *val)
+{
+    if (BOX_WIDE())
+        scatter_value_wide(base, q, val);
+    else
+        scatter_value_narrow(base, q, val);
 }
 
 #endif

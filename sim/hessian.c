@@ -39,11 +39,10 @@ BOX_CLONES static void hessian_home(const pw_sim *s, uint32_t home, void *ctx)
     for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
         const pw_pstep *q = &s->ps[p];
         int base = box_base(q);
-        pw_x_pairs xw = x_weight_pairs(q);
         double G[9], B[9];
-        box_gather(&in.node[base], q, &xw, G);   /* eq. 8: dF = G Fe */
+        box_gather(&in.node[base], q, G);   /* eq. 8: dF = G Fe */
         apply_K(s->K[p], G, B);                  /* V0 A_p Fe^T      */
-        box_scatter(&out.node[base], q, &xw, B); /* eq. 7            */
+        box_scatter(&out.node[base], q, B); /* eq. 7            */
     }
     box_add_to(g, home, &out, io->out);
 }
@@ -90,14 +89,19 @@ BOX_CLONES static void diagonal_home(const pw_sim *s, uint32_t home, void *ctx)
     for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
         const pw_pstep *q = &s->ps[p];
         const double *K = s->K[p];
-        v8d k[6]; /* lanes a and 4 + a: xx yy zz xy xz yz of block K_aa, off-diagonals doubled */
-        for (int j = 0; j < 6; j++) k[j] = (v8d){0};
+        double kk[6][4] = {{0}}; /* [j][a]: xx yy zz xy xz yz of block K_aa, off-diagonals
+                                    doubled */
         for (int a = 0; a < 3; a++) {
-            int r = 3 * a;
-            const double *Kr = K + 9 * r + r; /* K_aa's first entry; rows 9 apart */
-            double kk[6] = {Kr[0], Kr[10], Kr[20], 2.0 * Kr[1], 2.0 * Kr[2], 2.0 * Kr[11]};
-            for (int j = 0; j < 6; j++) k[j][a] = k[j][4 + a] = kk[j];
+            const double *Kr = K + 9 * 3 * a + 3 * a; /* K_aa's first entry; rows 9 apart */
+            kk[0][a] = Kr[0];
+            kk[1][a] = Kr[10];
+            kk[2][a] = Kr[20];
+            kk[3][a] = 2.0 * Kr[1];
+            kk[4][a] = 2.0 * Kr[2];
+            kk[5][a] = 2.0 * Kr[11];
         }
+        v4d k[6];
+        for (int j = 0; j < 6; j++) memcpy(&k[j], kk[j], sizeof k[j]);
         double f[3][3][4]; /* f[axis][0: N^2, 1: N'^2, 2: N N'][node] */
         for (int ax = 0; ax < 3; ax++)
             for (int n = 0; n < 4; n++) {
@@ -105,24 +109,20 @@ BOX_CLONES static void diagonal_home(const pw_sim *s, uint32_t home, void *ctx)
                 f[ax][1][n] = q->dw[ax][n] * q->dw[ax][n];
                 f[ax][2][n] = q->w[ax][n] * q->dw[ax][n];
             }
-        v8d fx[3][2]; /* the x factors as pairs of nodes */
-        for (int t = 0; t < 3; t++)
-            for (int half = 0; half < 2; half++)
-                for (int lane = 0; lane < 8; lane++) fx[t][half][lane] = f[0][t][2 * half + lane / 4];
         pw_vec4 *base = &out.node[box_base(q)];
         for (int c = 0; c < 4; c++)
             for (int b = 0; b < 4; b++) {
                 double Y0 = f[1][0][b], Y1 = f[1][1][b], Y2 = f[1][2][b];
                 double Z0 = f[2][0][c], Z1 = f[2][1][c], Z2 = f[2][2][c];
-                v8d P0 = k[1] * (Y1 * Z0) + k[2] * (Y0 * Z1) + k[5] * (Y2 * Z2); /* times Nx^2   */
-                v8d P1 = k[0] * (Y0 * Z0);                                      /* times N'x^2  */
-                v8d P2 = k[3] * (Y2 * Z0) + k[4] * (Y0 * Z2);                    /* times Nx N'x */
+                v4d P0 = k[1] * (Y1 * Z0) + k[2] * (Y0 * Z1) + k[5] * (Y2 * Z2); /* times Nx^2   */
+                v4d P1 = k[0] * (Y0 * Z0);                                      /* times N'x^2  */
+                v4d P2 = k[3] * (Y2 * Z0) + k[4] * (Y0 * Z2);                    /* times Nx N'x */
                 pw_vec4 *row = base + BOX_ROW(b, c);
-                for (int half = 0; half < 2; half++) {
-                    v8d o;
-                    load8(&o, row + 2 * half);
-                    o += P0 * fx[0][half] + P1 * fx[1][half] + P2 * fx[2][half];
-                    store8(row + 2 * half, &o);
+                for (int a = 0; a < 4; a++) {
+                    v4d o;
+                    load4(&o, row + a);
+                    o += P0 * f[0][0][a] + P1 * f[0][1][a] + P2 * f[0][2][a];
+                    store4(row + a, &o);
                 }
             }
     }

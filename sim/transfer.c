@@ -170,14 +170,12 @@ BOX_CLONES static void p2g_home(const pw_sim *s, uint32_t home, void *ctx)
             v0 = v3_sub(v0, m3_mulv(hC, v3(q->fu[0], q->fu[1], q->fu[2])));
             pw_pstep qa;
             offset_weighted(q, &qa);
-            pw_x_pairs xa = x_weight_pairs(&qa);
             double B[9];
             memcpy(B, m3_scale(hC, mp).m, sizeof B);
-            box_scatter(base, &qa, &xa, B);
+            box_scatter(base, &qa, B);
         }
-        pw_x_pairs xw = x_weight_pairs(q);
         pw_vec4 val = {mp * v0.x, mp * v0.y, mp * v0.z, mp};
-        box_scatter_value(base, q, &xw, &val);
+        box_scatter_value(base, q, &val);
     }
     const uint32_t *nb = g->nbr[home];
     for (int d = 0; d < 8; d++) {
@@ -222,9 +220,8 @@ BOX_CLONES static void volumes_home(const pw_sim *s, uint32_t home, void *ctx)
     for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
         if (pt->V0[p] > 0) continue;
         const pw_pstep *q = &s->ps[p];
-        pw_x_pairs xw = x_weight_pairs(q);
         pw_vec4 rho;
-        box_gather_value(&m.node[box_base(q)], q, &xw, &rho);
+        box_gather_value(&m.node[box_base(q)], q, &rho);
         pt->V0[p] = pt->m[p] / (rho.x * inv_h3); /* rho_p^0 = sum_i m_i w_ip / h^3 */
     }
 }
@@ -335,8 +332,7 @@ BOX_CLONES static void forces_home(const pw_sim *s, uint32_t home, void *dx)
         const pw_pstep *q = &s->ps[p];
         double B[9];
         force_matrix(s, p, dx, B);
-        pw_x_pairs xw = x_weight_pairs(q);
-        box_scatter(&out.node[box_base(q)], q, &xw, B);
+        box_scatter(&out.node[box_base(q)], q, B);
     }
     box_add_to_vec3(g, home, &out, g->f);
 }
@@ -383,10 +379,9 @@ BOX_CLONES static void deformation_home(const pw_sim *s, uint32_t home, void *ct
     size_t bad = pt->n;
     for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
         const pw_pstep *q = &s->ps[p];
-        pw_x_pairs xw = x_weight_pairs(q);
         mat3 grad_v; /* sum_i v_i grad w_ip^T */
         double g9[9];
-        box_gather(&v.node[box_base(q)], q, &xw, g9);
+        box_gather(&v.node[box_base(q)], q, g9);
         memcpy(grad_v.m, g9, sizeof g9);
         mat3 Fe_hat = m3_mul(m3_add(m3_identity(), m3_scale(grad_v, dc->dt)), pt->Fe[p]);
         const mat3 *V_guess = s->fe_svd_valid ? &s->fe_svd[p].V : NULL; /* Fe^n's */
@@ -426,17 +421,15 @@ BOX_CLONES static void g2p_home(const pw_sim *s, uint32_t home, void *ctx)
     for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
         const pw_pstep *q = &s->ps[p];
         int base = box_base(q);
-        pw_x_pairs xw = x_weight_pairs(q);
         pw_vec4 pic;
-        box_gather_value(&v.node[base], q, &xw, &pic);
+        box_gather_value(&v.node[base], q, &pic);
         vec3 v_pic = v3(pic.x, pic.y, pic.z);
         if (apic) {
             /* B_p = sum_i w_ip v_i (x_i - x_p)^T = h (sum_i w_ip v_i (a, b, c)^T - v_pic fu^T) */
             pw_pstep qa;
             offset_weighted(q, &qa);
-            pw_x_pairs xa = x_weight_pairs(&qa);
             double b9[9];
-            box_gather(&v.node[base], &qa, &xa, b9);
+            box_gather(&v.node[base], &qa, b9);
             mat3 B;
             memcpy(B.m, b9, sizeof b9);
             B = m3_scale(m3_sub(B, m3_outer(v_pic, v3(q->fu[0], q->fu[1], q->fu[2]))), g->h);
@@ -444,7 +437,7 @@ BOX_CLONES static void g2p_home(const pw_sim *s, uint32_t home, void *ctx)
             pt->C[p] = m3_scale(B, inv_D);
         } else {
             pw_vec4 old;
-            box_gather_value(&v_old.node[base], q, &xw, &old);
+            box_gather_value(&v_old.node[base], q, &old);
             vec3 v_flip = v3_add(pt->v[p], v3_sub(v_pic, v3(old.x, old.y, old.z)));
             pt->v[p] = v3_add(v3_scale(v_pic, 1.0 - alpha), v3_scale(v_flip, alpha));
         }
