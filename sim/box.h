@@ -119,10 +119,11 @@ BOX_INLINE void box_add_to_vec3(const pw_grid *g, uint32_t home, const pw_box *L
  * vectors (lo: nodes 0 and 2, hi: nodes 1 and 3) and does the same operations in the
  * same order: the same bits. BOX_WIDE picks the wide form in the AVX-512 clone only. */
 #if defined(BOX_HAVE_CLONES)
-#define BOX_WIDE() __builtin_cpu_supports("avx512f")
+#define BOX_WIDE() (__builtin_cpu_supports("avx512f") && !pw_box_force_narrow)
 #else
 #define BOX_WIDE() 0
 #endif
+
 
 /* The x weights of a stencil row as pairs: lanes 0-3 for node a, 4-7 for node a + 1. */
 typedef struct {

@@ -146,6 +146,10 @@ struct pw_sim {
 pw_status pw_mpm_begin_step(pw_sim *s, pw_error *err);
 
 /* ---- transfer.c ---------------------------------------------------------- */
+/* Set by a test to run the narrow forms of the stencil kernels where the wide ones
+ * would run (box.h), to compare them; 0 otherwise. */
+extern int pw_box_force_narrow;
+
 /* Calls fn(s, home, ctx) for every home block, in parallel within each of the 8
  * colours (grid.h): a scatter that writes only its home block's 2x2x2 neighbourhood
  * gets the same sums for any thread count. */

@@ -16,6 +16,8 @@
 #include "mpm_internal.h"
 #include "pw_kernel.h"
 
+int pw_box_force_narrow = 0; /* box.h */
+
 /* ---- home blocks by colour --------------------------------------------------- */
 
 void pw_mpm_for_homes(pw_sim *s, pw_home_fn fn, void *ctx)
