@@ -18,11 +18,11 @@
 
 #include "mpm_internal.h"
 
-/* The build is ISO C11, where GCC does not contract a * b + c into a fused
- * multiply-add, and all clones do the same lane operations in the same order, so they
- * give the same bits (checked: the 3e3-particle snowball frame built with
- * -DPW_NO_TARGET_CLONES, plain SSE2 only, lands every particle on the same bits as the
- * AVX-512 clone). */
+/* pw_sim is built with -ffp-contract=off, so GCC never fuses a * b + c, and all clones
+ * do the same lane operations in the same order: they give the same bits
+ * (sim_deterministic_threads compares the wide and narrow kernel forms below; by hand,
+ * a 3e3-particle frame of a plain SSE2 build, -DPW_NO_TARGET_CLONES, and of an AVX2-only
+ * build matched the AVX-512 one bit for bit). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(PW_NO_TARGET_CLONES)
 #define BOX_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #define BOX_HAVE_CLONES 1
@@ -55,7 +55,7 @@ BOX_INLINE int box_block_origin(int d)
     return (d & 1) * PW_BLOCK + BOX_ROW(((d >> 1) & 1) * PW_BLOCK, (d >> 2) * PW_BLOCK);
 }
 
-/* Box index of node (x, y, z) of a block at box index o, and of the block's node l. */
+/* Box index of node l (x + 4 y + 16 z) of the block whose first node is at box index o. */
 BOX_INLINE int box_at(int o, int l) { return o + (l & 3) + BOX_ROW((l >> 2) & 3, l >> 4); }
 
 /* Box index of particle q's first stencil node. */
@@ -117,13 +117,12 @@ BOX_INLINE void box_add_to_vec3(const pw_grid *g, uint32_t home, const pw_box *L
  * AVX-512 that is half the instructions. Where the target has no 8-wide registers GCC
  * keeps such vectors in memory, so the narrow form holds the two halves as two 4-wide
  * vectors (lo: nodes 0 and 2, hi: nodes 1 and 3) and does the same operations in the
- * same order: the same bits. BOX_WIDE picks the wide form in the AVX-512 clone only. */
+ * same order: the same bits. BOX_WIDE() is true where the AVX-512 clone runs. */
 #if defined(BOX_HAVE_CLONES)
 #define BOX_WIDE() (__builtin_cpu_supports("avx512f") && !pw_box_force_narrow)
 #else
 #define BOX_WIDE() 0
 #endif
-
 
 /* The x weights of a stencil row as pairs: lanes 0-3 for node a, 4-7 for node a + 1. */
 typedef struct {
