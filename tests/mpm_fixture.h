@@ -94,6 +94,16 @@ static inline void fixture_fill(pw_seeded *out, const fixture_body *b)
 
 static inline void fixture_free(pw_seeded *s) { pw_seeded_free(s); }
 
+/* Adds body b's particles to s. */
+static inline pw_status fixture_add(pw_sim *s, const fixture_body *b, pw_error *err)
+{
+    pw_seeded seeded = {0};
+    fixture_fill(&seeded, b);
+    pw_status rc = pw_sim_add_particles(s, &seeded, err);
+    fixture_free(&seeded);
+    return rc;
+}
+
 /* 1 when both files exist, are non-empty and hold the same bytes. */
 static inline int fixture_same_file(const char *a, const char *b)
 {

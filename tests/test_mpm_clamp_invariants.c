@@ -27,10 +27,7 @@ int main(void)
     fixture_default(&b, v3(-r, 0.1, -r), v3(r, 0.1 + 2 * r, r), h);
     b.sphere = 1;
     b.v = v3(0.5, -3, 0);
-    pw_seeded seeded = {0};
-    fixture_fill(&seeded, &b);
-    CHECK(pw_sim_add_particles(s, &seeded, &err) == PW_OK, "add: %s", err.msg);
-    fixture_free(&seeded);
+    CHECK(fixture_add(s, &b, &err) == PW_OK, "add: %s", err.msg);
     CHECK(pw_sim_advance_to(s, 0.03, NULL, NULL, &err) == PW_OK, "advance: %s", err.msg);
 
     /* 1. singular values inside the clamp after real steps */

@@ -65,10 +65,7 @@ static pw_sim *make_sim(pw_transfer transfer, double alpha, double beta, double 
     b.sphere = 1;
     b.v = v3(0.3, -0.2, 0.1);
     b.omega = v3(1.0, 4.0, -2.0);
-    pw_seeded seeded = {0};
-    fixture_fill(&seeded, &b);
-    CHECK(pw_sim_add_particles(s, &seeded, &err) == PW_OK, "add: %s", err.msg);
-    fixture_free(&seeded);
+    CHECK(fixture_add(s, &b, &err) == PW_OK, "add: %s", err.msg);
     return s;
 }
 

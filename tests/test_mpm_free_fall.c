@@ -36,10 +36,7 @@ static void run(pw_transfer transfer, const char *what)
     CHECK(s != NULL, "create: %s", err.msg);
     fixture_body b;
     fixture_default(&b, v3(-0.15, 0.4, -0.15), v3(0.15, 0.7, 0.15), h);
-    pw_seeded seeded = {0};
-    fixture_fill(&seeded, &b);
-    CHECK(pw_sim_add_particles(s, &seeded, &err) == PW_OK, "add: %s", err.msg);
-    fixture_free(&seeded);
+    CHECK(fixture_add(s, &b, &err) == PW_OK, "add: %s", err.msg);
 
     vec3 c0 = centre(s);
     double v = 0, drop = 0, t = 0; /* exact discrete free fall, tracked alongside */

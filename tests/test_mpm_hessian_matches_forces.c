@@ -38,10 +38,7 @@ int main(void)
     fixture_body b;
     fixture_default(&b, v3(-0.25, -0.25, -0.25), v3(0.25, 0.25, 0.25), h);
     b.sphere = 1;
-    pw_seeded seeded = {0};
-    fixture_fill(&seeded, &b);
-    CHECK(pw_sim_add_particles(s, &seeded, &err) == PW_OK, "add: %s", err.msg);
-    fixture_free(&seeded);
+    CHECK(fixture_add(s, &b, &err) == PW_OK, "add: %s", err.msg);
 
     /* random elastic and plastic deformation, one step's worth of state */
     for (size_t q = 0; q < s->pt.n; q++) {

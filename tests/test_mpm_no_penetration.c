@@ -88,10 +88,7 @@ static void run(const char *name, const pw_collider_desc *descs, int n, vec3 c, 
     fixture_default(&b, v3_sub(c, v3(r, r, r)), v3_add(c, v3(r, r, r)), h);
     b.sphere = 1;
     b.v = v;
-    pw_seeded seeded = {0};
-    fixture_fill(&seeded, &b);
-    CHECK(pw_sim_add_particles(s, &seeded, &err) == PW_OK, "%s: add: %s", name, err.msg);
-    fixture_free(&seeded);
+    CHECK(fixture_add(s, &b, &err) == PW_OK, "%s: add: %s", name, err.msg);
 
     watch w = {s, set, h, INFINITY, 0, 0};
     check_step(&w, 0, t_end);

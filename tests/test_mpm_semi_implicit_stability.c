@@ -44,10 +44,7 @@ static int run(double beta, double *growth, int *steps)
     fixture_default(&b, v3(-r, 0.02, -r), v3(r, 0.02 + 2 * r, r), h);
     b.sphere = 1;
     b.v = v3(0, -4, 0);
-    pw_seeded seeded = {0};
-    fixture_fill(&seeded, &b);
-    CHECK(pw_sim_add_particles(s, &seeded, &err) == PW_OK, "add: %s", err.msg);
-    fixture_free(&seeded);
+    CHECK(fixture_add(s, &b, &err) == PW_OK, "add: %s", err.msg);
     double E0 = energy(s), Emax = E0;
     int ok = 1;
     double t_end = fixture_sanitized() ? 0.03 : 0.05;

@@ -63,10 +63,7 @@ int main(void)
     fixture_body b;
     fixture_default(&b, v3(-0.25, -0.25, -0.25), v3(0.25, 0.25, 0.25), h);
     b.sphere = 1;
-    pw_seeded seeded = {0};
-    fixture_fill(&seeded, &b);
-    CHECK(pw_sim_add_particles(s, &seeded, &err) == PW_OK, "add: %s", err.msg);
-    fixture_free(&seeded);
+    CHECK(fixture_add(s, &b, &err) == PW_OK, "add: %s", err.msg);
     for (size_t q = 0; q < s->pt.n; q++) { /* a stretched, rotated state, as mid-run */
         mat3 Fe = m3_identity();
         for (int i = 0; i < 3; i++)

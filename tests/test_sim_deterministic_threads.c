@@ -35,10 +35,7 @@ static int run(int threads, pw_transfer transfer, const char *path)
     b.sphere = 1;
     b.v = v3(2, -3, 0.5);
     b.omega = v3(0, 0, 5);
-    pw_seeded seeded = {0};
-    fixture_fill(&seeded, &b);
-    CHECK(pw_sim_add_particles(s, &seeded, &err) == PW_OK, "add: %s", err.msg);
-    fixture_free(&seeded);
+    CHECK(fixture_add(s, &b, &err) == PW_OK, "add: %s", err.msg);
     CHECK(pw_sim_advance_to(s, 0.005, NULL, NULL, &err) == PW_OK, "advance: %s", err.msg);
     CHECK(pw_sim_save(s, path, 1, 42, &err) == PW_OK, "save: %s", err.msg);
     pw_sim_stats st;

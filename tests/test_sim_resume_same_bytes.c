@@ -38,10 +38,7 @@ static void add_ball(pw_sim *s, double h)
     b.sphere = 1;
     b.v = v3(1, -3, 0);
     b.omega = v3(2, 0, 4);
-    pw_seeded seeded = {0};
-    fixture_fill(&seeded, &b);
-    CHECK(pw_sim_add_particles(s, &seeded, &err) == PW_OK, "add: %s", err.msg);
-    fixture_free(&seeded);
+    CHECK(fixture_add(s, &b, &err) == PW_OK, "add: %s", err.msg);
 }
 
 int main(void)
