@@ -209,7 +209,8 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
     pw_vec4 *Hd = s->Hu4; /* H's diagonal, until the first Hessian action */
     pw_mpm_hessian_diagonal(s, Hd);
     int warm = warm_map(s);
-    vec3 *v0 = p; /* the initial guess [m/s], until p is first set */
+    /* x = M^1/2 v0 for the initial guess v0 [m/s]; u = v0 and r = b - x = M^1/2 (v* - v0)
+     * until the initial residual below */
 #pragma omp parallel for schedule(static) num_threads(s->threads)
     for (long c = 0; c < (long)nc; c++) {
         CHUNK_RANGE(c, nn, lo, hi);
@@ -218,19 +219,21 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
             double sm = g->m[i] > 0 ? sqrt(g->m[i]) : 0;
             s->inv_sqrt_m[i] = g->m[i] > 0 ? 1.0 / sm : 0;
             if (!(g->m[i] > 0)) g->fixed[i] = 7;
-            v0[i] = g->v[i];
+            vec3 v0 = g->v[i];
             if (warm) {
                 uint32_t old = s->warm_map[i / PW_BLOCK_NODES];
                 if (old != UINT32_MAX)
-                    v0[i] = v3_add(v0[i], project(s->warm_dv[(size_t)old * PW_BLOCK_NODES +
-                                                             i % PW_BLOCK_NODES],
-                                                  g->fixed[i]));
+                    v0 = v3_add(v0, project(s->warm_dv[(size_t)old * PW_BLOCK_NODES +
+                                                       i % PW_BLOCK_NODES],
+                                            g->fixed[i]));
             }
-            x[i] = v3_scale(v0[i], sm);
+            x[i] = v3_scale(v0, sm);
+            u[i] = pad(v0);
             double k = beta_dt2 / (g->m[i] > 0 ? g->m[i] : 1.0);
             dinv[i] = v3(1.0 / fmax(1.0 + k * Hd[i].x, 1.0), 1.0 / fmax(1.0 + k * Hd[i].y, 1.0),
                          1.0 / fmax(1.0 + k * Hd[i].z, 1.0));
             vec3 b = v3_scale(g->v[i], sm);
+            r[i] = v3_sub(b, x[i]);
             bb += v3_dot(b, b);
         }
         part[c] = bb;
@@ -241,15 +244,15 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
 
     /* r = P (b - A x0) = P (M^1/2 (v* - v0) - beta dt^2 M^-1/2 H v0); p = z = D^-1 r,
      * Ap = 0 until the first operator product */
-    pw_mpm_hessian_action(s, v0, Ar);
+    pw_mpm_hessian_action4(s, u, Hu);
 #pragma omp parallel for schedule(static) num_threads(s->threads)
     for (long c = 0; c < (long)nc; c++) {
         CHUNK_RANGE(c, nn, lo, hi);
         double rr = 0;
         for (size_t i = lo; i < hi; i++) {
-            double ism = s->inv_sqrt_m[i], sm = g->m[i] > 0 ? sqrt(g->m[i]) : 0;
-            vec3 b = v3_scale(g->v[i], sm);
-            r[i] = project(v3_madd(v3_sub(b, x[i]), Ar[i], -beta_dt2 * ism), g->fixed[i]);
+            double ism = s->inv_sqrt_m[i];
+            vec3 Hv0 = v3(Hu[i].x, Hu[i].y, Hu[i].z);
+            r[i] = project(v3_madd(r[i], Hv0, -beta_dt2 * ism), g->fixed[i]);
             p[i] = precondition(r[i], dinv[i]);
             Ap[i] = v3_zero();
             u[i] = pad(v3_scale(p[i], ism));
