@@ -41,7 +41,7 @@ BOX_CLONES static void hessian_home(const pw_sim *s, uint32_t home, void *ctx)
         int base = box_base(q);
         double G[9], B[9];
         box_gather(&in.node[base], q, G);   /* eq. 8: dF = G Fe */
-        apply_K(s->K[p], G, B);                  /* V0 A_p Fe^T      */
+        apply_K(s->K[p], G, B);             /* V0 A_p Fe^T      */
         box_scatter(&out.node[base], q, B); /* eq. 7            */
     }
     box_add_to(g, home, &out, io->out);

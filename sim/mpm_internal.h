@@ -174,7 +174,7 @@ void pw_mpm_grid_forces(pw_sim *s, const vec3 *dx);
 double pw_mpm_energy(pw_sim *s, const vec3 *dx);
 /* ---- hessian.c ----------------------------------------------------------- */
 /* (H u)_i = sum_p V0 dP(Fe; (sum_j u_j grad w_jp^T) Fe) Fe^T grad w_ip, eqs. 7-8.
- * Needs pw_mpm_prepare_stress; uses s->u4, s->Hu4 as scratch. */
+ * Needs pw_mpm_prepare_stress; uses s->u4, s->Hu4 as scratch (the tests' form). */
 void pw_mpm_hessian_action(pw_sim *s, const vec3 *u, vec3 *Hu);
 /* The same on padded node vectors (the solver's form; u and Hu must not overlap). */
 void pw_mpm_hessian_action4(pw_sim *s, const pw_vec4 *u, pw_vec4 *Hu);
