@@ -47,10 +47,6 @@ static mat3 scale_columns(mat3 M, vec3 d)
     return M;
 }
 
-/* x clamped to [lo, hi]; fmin and fmax are libm calls without -ffast-math, and x is
- * finite here */
-static double clamp(double x, double lo, double hi) { return x < lo ? lo : (x > hi ? hi : x); }
-
 /* axial(M - Mᵀ) with M = Rᵀ dF: the right-hand side of (tr(S) I - S) w = axial(...) */
 static vec3 rotation_rhs(mat3 R, mat3 dF)
 {

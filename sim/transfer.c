@@ -281,7 +281,7 @@ void pw_mpm_prepare_stress(pw_sim *s)
 #pragma omp parallel for schedule(static) num_threads(s->threads)
     for (long p = 0; p < n; p++) {
         /* eq. 2 with J_P clamped so that e^{xi (1 - J_P)} stays finite */
-        double Jp = fmin(fmax(m3_det(pt->Fp[p]), pt->Jp_min[p]), pt->Jp_max[p]);
+        double Jp = clamp(m3_det(pt->Fp[p]), pt->Jp_min[p], pt->Jp_max[p]);
         double hard = pw_hardening(pt->xi[p], Jp);
         if (s->fe_svd_valid)
             pw_fcr_cache_init_svd(&s->fcr[p], pt->Fe[p], &s->fe_svd[p], pt->mu0[p] * hard,

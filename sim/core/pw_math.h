@@ -10,6 +10,10 @@
 typedef struct { double x, y, z; } vec3;
 typedef struct { double m[3][3]; } mat3;
 
+/* x limited to [lo, hi] by comparisons (fmin and fmax are library calls without
+ * -ffast-math); a NaN x stays NaN, where fmin/fmax would hide it */
+static inline double clamp(double x, double lo, double hi) { return x < lo ? lo : (x > hi ? hi : x); }
+
 /* ---- vec3 ---------------------------------------------------------------- */
 static inline vec3 v3(double x, double y, double z) { vec3 r = {x, y, z}; return r; }
 static inline vec3 v3_zero(void) { return v3(0, 0, 0); }
