@@ -16,6 +16,7 @@
 #include "pw_file.h"
 #include "scene.h"
 #include "shot.h"
+#include "stats_cmd.h"
 #include "submit.h"
 
 enum { EXIT_WORK = PW_EXIT_WORK, EXIT_USAGE = PW_EXIT_USAGE };
@@ -46,6 +47,7 @@ static const char *const usage_text =
     "  info FILE             print a cache file's header, attributes, sizes and ratio\n"
     "  png FILE.exr...       write tone-mapped sRGB PNG previews next to EXR files\n"
     "  export vdb|ply scene.json  density as OpenVDB or particles as PLY, per cached frame\n"
+    "  stats scene.json      fragments, largest piece, J_P, kinetic energy, bounds per frame\n"
     "  submit scene.json     hand the shot to a Slurm cluster (sim job, render job array)\n"
     "\n"
     "common options:\n"
@@ -461,6 +463,7 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "submit")) return pw_main_submit(argc, argv);
     if (!strcmp(argv[1], "export")) return pw_main_export(argc, argv);
+    if (!strcmp(argv[1], "stats")) return pw_main_stats(argc, argv);
     options o = {0};
     o.command = argv[1];
     static const char *const commands[] = {"run", "sim", "render", "turntable", "info", "png", NULL};

@@ -1,0 +1,187 @@
+/* main_stats.c — `powder stats`: the measures of sim/pw_stats.h for each cached frame of
+ * a shot, as a table or as JSON lines, for artists tuning snow and for tests. Caches are
+ * read where `powder sim` wrote them (the scene's cache pattern, or DIR/cache/ with
+ * --output DIR). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "frames.h"
+#include "pw_file.h"
+#include "pw_stats.h"
+#include "scene.h"
+#include "stats_cmd.h"
+
+enum { EXIT_WORK = PW_EXIT_WORK, EXIT_USAGE = PW_EXIT_USAGE };
+
+typedef struct {
+    const char *scene, *frames, *output;
+    double link_h;
+    int json, help;
+} stats_options;
+
+static const char *const help_text =
+    "usage: powder stats scene.json [--frames SPEC] [--output DIR] [--link H] [--json]\n"
+    "\n"
+    "Measures each cached frame of the shot:\n"
+    "  fragments   connected sets of particles, two particles being linked when closer\n"
+    "              than --link H grid spacings (default 0.7 h; packed snow at 8\n"
+    "              particles per cell has neighbours at ~0.5 h)\n"
+    "  largest     share of the particles in the largest fragment (and the second)\n"
+    "  >=1%        fragments holding at least 1% of the particles; >=5: of 5 particles\n"
+    "  Jp          min / mean / max of J_P = det F_P (< 1 compacted, > 1 stretched)\n"
+    "  KE          kinetic energy [J]; bounds: the particles' bounding box [m]\n"
+    "  near        per collider, share of particles within 2 h of its surface\n"
+    "--json prints one JSON object per frame and line. Caches come from `powder sim`\n"
+    "(from DIR/cache with --output DIR).\n";
+
+static int parse(int argc, char **argv, stats_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->link_h = PW_STATS_LINK_H;
+    static const char *const with_value[] = {"--frames", "--output", "--link", NULL};
+    for (int a = 2; a < argc; a++) {
+        const char *arg = argv[a];
+        pw_cli_token tok;
+        char msg[128];
+        if (!pw_cli_next(argc, argv, &a, with_value, &tok, msg, sizeof msg)) {
+            fprintf(stderr, "powder stats: %s\n", msg);
+            return 0;
+        }
+        if (!tok.name) {
+            if (o->scene) {
+                fprintf(stderr, "powder stats: too many arguments ('%s')\n", arg);
+                return 0;
+            }
+            o->scene = arg;
+            continue;
+        }
+        const char *name = tok.name, *value = tok.value;
+        if (!strcmp(name, "--help") || !strcmp(name, "-h")) o->help = 1;
+        else if (!strcmp(name, "--json")) o->json = 1;
+        else if (!strcmp(name, "--frames")) o->frames = value;
+        else if (!strcmp(name, "--output")) o->output = value;
+        else if (!strcmp(name, "--link")) {
+            char *end;
+            o->link_h = strtod(value, &end);
+            if (!*value || *end || !(o->link_h >= 0.01 && o->link_h <= 10)) {
+                fprintf(stderr, "powder stats: --link '%s': expected a number of grid spacings "
+                        "in [0.01, 10]\n", value);
+                return 0;
+            }
+        } else {
+            fprintf(stderr, "powder stats: unknown option '%s' (see powder stats --help)\n", arg);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void print_header(const pw_scene *sc)
+{
+    printf("%5s %9s %9s %7s %7s %5s %5s %6s %6s %6s %10s", "frame", "particles", "fragments",
+           "largest", "second", ">=1%", ">=5", "Jp min", "mean", "max", "KE [J]");
+    for (int k = 0; k < sc->n_colliders && k < PW_STATS_MAX_COLLIDERS; k++)
+        printf("  near%d", k);
+    printf("  bounds [m]\n");
+}
+
+static void print_row(int f, const pw_frame_stats *st)
+{
+    printf("%5d %9zu %9zu %6.1f%% %6.1f%% %5zu %5zu %6.3f %6.3f %6.3f %10.4g", f, st->particles,
+           st->fragments, 100 * st->largest_share, 100 * st->second_share, st->fragments_large,
+           st->fragments_5, st->jp_min, st->jp_mean, st->jp_max, st->kinetic_energy);
+    for (int k = 0; k < st->n_colliders; k++) printf(" %5.1f%%", 100 * st->near_share[k]);
+    printf("  [%.3f %.3f %.3f]-[%.3f %.3f %.3f]\n", st->lo.x, st->lo.y, st->lo.z, st->hi.x,
+           st->hi.y, st->hi.z);
+}
+
+static void print_json(int f, double t, const pw_frame_stats *st)
+{
+    printf("{\"frame\": %d, \"time\": %.9g, \"particles\": %zu, \"link_m\": %.9g, "
+           "\"fragments\": %zu, \"largest_share\": %.6f, \"second_share\": %.6f, "
+           "\"fragments_ge_1pct\": %zu, \"fragments_ge_5\": %zu, \"jp_min\": %.6g, "
+           "\"jp_mean\": %.6g, \"jp_max\": %.6g, \"kinetic_energy\": %.9g, \"mass\": %.9g, "
+           "\"momentum\": [%.9g, %.9g, %.9g], \"bounds\": [[%.6g, %.6g, %.6g], [%.6g, %.6g, "
+           "%.6g]], \"near_collider\": [",
+           f, t, st->particles, st->link, st->fragments, st->largest_share, st->second_share,
+           st->fragments_large, st->fragments_5, st->jp_min, st->jp_mean, st->jp_max,
+           st->kinetic_energy, st->mass, st->momentum.x, st->momentum.y, st->momentum.z,
+           st->lo.x, st->lo.y, st->lo.z, st->hi.x, st->hi.y, st->hi.z);
+    for (int k = 0; k < st->n_colliders; k++) printf("%s%.6f", k ? ", " : "", st->near_share[k]);
+    printf("]}\n");
+}
+
+static int run_stats(const stats_options *o, pw_scene *sc)
+{
+    pw_error err = {0};
+    if (pw_scene_load(o->scene, sc, &err) != PW_OK) return pw_cli_fail(&err);
+    if (o->output && pw_path_format(sc->cache_pattern, sizeof sc->cache_pattern, &err,
+                                    "%s/cache/%s.####.pwc", o->output, sc->name) != PW_OK)
+        return pw_cli_fail(&err);
+    pw_frame_list fl;
+    pw_status st = o->frames ? pw_frames_parse(o->frames, sc->frame_start, sc->frame_end, &fl, &err)
+                             : pw_frames_range(sc->frame_start, sc->frame_end, &fl, &err);
+    if (st != PW_OK) return pw_cli_fail(&err);
+    int printed = 0;
+    for (int k = 0; k < fl.count && st == PW_OK; k++) {
+        int f = fl.frames[k];
+        char cache[4096];
+        struct stat sb;
+        if ((st = pw_frame_path(sc->cache_pattern, f, cache, sizeof cache, &err)) != PW_OK) break;
+        if (stat(cache, &sb) != 0) {
+            if (o->frames) /* asked for by name: say it is missing */
+                st = pw_fail(&err, PW_EINVAL, "%s: no cache for frame %d (run `powder sim %s` "
+                             "first)", cache, f, sc->path);
+            continue; /* the whole range: measure what has been simulated */
+        }
+        pw_cache_info info;
+        if ((st = pw_cache_stat(cache, &info, &err)) != PW_OK) break;
+        if (info.sim_hash != sc->sim_hash) {
+            st = pw_fail(&err, PW_EINVAL, "%s: written by a different simulation setup than %s; "
+                         "re-simulate with `powder sim --force`", cache, sc->path);
+            break;
+        }
+        pw_frame_stats fs;
+        st = pw_stats_cache(cache, o->link_h, sc->colliders, sc->n_colliders, &fs, &err);
+        if (st != PW_OK) break;
+        if (o->json) {
+            print_json(f, info.time, &fs);
+        } else {
+            if (!printed) print_header(sc);
+            print_row(f, &fs);
+        }
+        printed++;
+        fflush(stdout);
+    }
+    pw_frame_list_free(&fl);
+    if (st == PW_OK && !printed)
+        st = pw_fail(&err, PW_EINVAL, "%s: no cached frame found (run `powder sim %s` first)",
+                     sc->path, sc->path);
+    return st == PW_OK ? 0 : pw_cli_fail(&err);
+}
+
+int pw_main_stats(int argc, char **argv)
+{
+    stats_options o;
+    if (!parse(argc, argv, &o)) return EXIT_USAGE;
+    if (o.help) {
+        fputs(help_text, stdout);
+        return 0;
+    }
+    if (!o.scene) {
+        fprintf(stderr, "powder stats: a scene file is required (see powder stats --help)\n");
+        return EXIT_USAGE;
+    }
+    pw_scene *sc = calloc(1, sizeof *sc); /* a few megabytes: never on the stack */
+    if (!sc) {
+        fprintf(stderr, "powder: out of memory\n");
+        return EXIT_WORK;
+    }
+    int rc = run_stats(&o, sc);
+    free(sc);
+    return rc;
+}

@@ -1,0 +1,74 @@
+/* pw_stats.h — measures of a simulated frame that artists tune snow by and tests assert
+ * on: how many pieces the snow is in and how large the largest is, how compacted
+ * (J_P) it is, how much it still moves, where it is, and how much of it clings to each
+ * collider.
+ *
+ * Fragments. Two particles are linked when they lie closer than a link distance (by
+ * default PW_STATS_LINK_H h = 0.7 h: at 8 particles per cell the mean spacing of
+ * packed snow is h/2, so packed neighbours are linked and a crack wider than ~h/5
+ * beyond that separates them); a fragment is a connected set of linked particles. The
+ * count is exact (union-find over a hash grid of cell size = the link distance) and
+ * does not depend on the particle order. */
+#ifndef PW_STATS_H
+#define PW_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collide.h"
+#include "pw_cache.h"
+#include "pw_error.h"
+#include "pw_math.h"
+
+#define PW_STATS_LINK_H 0.7 /* default link distance [h] */
+#define PW_STATS_SHARE 0.01 /* a "large" fragment holds at least this share of particles */
+#define PW_STATS_MAX_COLLIDERS 16
+
+typedef struct {
+    size_t particles;
+    double link;               /* link distance used [m]                                  */
+    size_t fragments;          /* connected sets of particles (singletons included)       */
+    size_t fragments_large;    /* fragments holding >= PW_STATS_SHARE of the particles    */
+    size_t fragments_5;        /* fragments of at least 5 particles                       */
+    double largest_share;      /* particles in the largest fragment / particles [-]       */
+    double second_share;       /* the same for the second largest [-]                     */
+    double jp_min, jp_mean, jp_max;  /* J_P = det F_P [-] (1 when the frame has no Jp)    */
+    double kinetic_energy;     /* sum 1/2 m |v|^2 [J]                                     */
+    double mass;               /* [kg]                                                    */
+    vec3 momentum;             /* sum m v [kg m/s]                                        */
+    vec3 lo, hi;               /* bounding box of the particle positions [m]              */
+    int n_colliders;
+    double near_share[PW_STATS_MAX_COLLIDERS]; /* share of particles with phi < 2 h of
+                                                  collider k at the frame's time [-]      */
+} pw_frame_stats;
+
+/* Particle arrays the measures need. v, m and Jp may be NULL (their measures are then
+ * 0, 0 and 1). */
+typedef struct {
+    size_t n;
+    const vec3 *x;       /* [m]   */
+    const vec3 *v;       /* [m/s] */
+    const double *m;     /* [kg]  */
+    const double *Jp;    /* [-]   */
+} pw_stats_particles;
+
+/* Fills *st for the particles p. link [m] > 0 is the link distance of the fragment
+ * count. Colliders: each of the n_colliders descriptions (may be 0) is measured alone
+ * at time t [s] with grid spacing h [m] (for mesh SDFs and the 2 h band).
+ * @return PW_OK; PW_ENOMEM; PW_EINVAL for a non-finite position or link <= 0. */
+pw_status pw_stats_compute(const pw_stats_particles *p, double link, double h,
+                           const pw_collider_desc *colliders, int n_colliders, double t,
+                           pw_frame_stats *st, pw_error *err);
+
+/* Fragment labels only: label[i] in [0, *n_fragments) for particle i, numbered by the
+ * lowest particle index in each fragment (so the labelling is canonical). label may be
+ * NULL to count only. @return PW_OK, PW_ENOMEM or PW_EINVAL (as above). */
+pw_status pw_stats_fragments(const vec3 *x, size_t n, double link, uint32_t *label,
+                             size_t *n_fragments, pw_error *err);
+
+/* Reads the attributes the measures need from a frame cache at path (x, v, m, Jp),
+ * then computes as pw_stats_compute with the cache's h and time. */
+pw_status pw_stats_cache(const char *path, double link_h, const pw_collider_desc *colliders,
+                         int n_colliders, pw_frame_stats *st, pw_error *err);
+
+#endif

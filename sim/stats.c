@@ -1,0 +1,283 @@
+/* stats.c — frame measures (pw_stats.h): fragments by union-find over a hash grid,
+ * J_P, kinetic energy, bounds and the share of snow near each collider. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pw_stats.h"
+
+/* Cells of the hash grid are link-sized, so linked particles lie in the same or
+ * adjacent cells. Cell coordinates are packed 21 bits per axis (offset to be
+ * non-negative), which covers 2^21 link lengths per axis: 1.4 km at h = 1 mm. */
+#define CELL_BITS 21
+#define CELL_OFFSET (1 << (CELL_BITS - 1))
+
+typedef struct {
+    uint64_t key;
+    uint32_t index;
+} cell_entry;
+
+static int cmp_entry(const void *a, const void *b)
+{
+    const cell_entry *p = a, *q = b;
+    if (p->key != q->key) return p->key < q->key ? -1 : 1;
+    return p->index < q->index ? -1 : (p->index > q->index);
+}
+
+static uint64_t pack_cell(const int64_t c[3])
+{
+    return ((uint64_t)(c[0] + CELL_OFFSET) << (2 * CELL_BITS)) |
+           ((uint64_t)(c[1] + CELL_OFFSET) << CELL_BITS) | (uint64_t)(c[2] + CELL_OFFSET);
+}
+
+/* Root of i with path halving; roots are the smallest index of their set. */
+static uint32_t find_root(uint32_t *parent, uint32_t i)
+{
+    while (parent[i] != i) {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
+    }
+    return i;
+}
+
+static void unite(uint32_t *parent, uint32_t a, uint32_t b)
+{
+    a = find_root(parent, a);
+    b = find_root(parent, b);
+    if (a < b) parent[b] = a;
+    else if (b < a) parent[a] = b;
+}
+
+/* Index range [*lo, *hi) of entries with this key (entries sorted by key). */
+static void key_range(const cell_entry *e, size_t n, uint64_t key, size_t *lo, size_t *hi)
+{
+    size_t a = 0, b = n;
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (e[mid].key < key) a = mid + 1;
+        else b = mid;
+    }
+    *lo = a;
+    b = n;
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (e[mid].key <= key) a = mid + 1;
+        else b = mid;
+    }
+    *hi = a;
+}
+
+/* Links every pair closer than link: each cell against itself and the 13 neighbour
+ * cells that come after it in a fixed half-stencil, so each cell pair is visited once. */
+static void link_pairs(const vec3 *x, const cell_entry *e, size_t n, double link,
+                       uint32_t *parent)
+{
+    static const int half[13][3] = {{1, 0, 0},  {-1, 1, 0}, {0, 1, 0},  {1, 1, 0},  {-1, -1, 1},
+                                    {0, -1, 1}, {1, -1, 1}, {-1, 0, 1}, {0, 0, 1},  {1, 0, 1},
+                                    {-1, 1, 1}, {0, 1, 1},  {1, 1, 1}};
+    double link2 = link * link;
+    size_t start = 0;
+    while (start < n) {
+        size_t end = start + 1;
+        while (end < n && e[end].key == e[start].key) end++;
+        /* within the cell */
+        for (size_t a = start; a < end; a++)
+            for (size_t b = a + 1; b < end; b++)
+                if (v3_length2(v3_sub(x[e[a].index], x[e[b].index])) < link2)
+                    unite(parent, e[a].index, e[b].index);
+        /* against the half-stencil neighbours */
+        uint64_t key = e[start].key, mask = ((uint64_t)1 << CELL_BITS) - 1;
+        int64_t c[3] = {(int64_t)((key >> (2 * CELL_BITS)) & mask) - CELL_OFFSET,
+                        (int64_t)((key >> CELL_BITS) & mask) - CELL_OFFSET,
+                        (int64_t)(key & mask) - CELL_OFFSET};
+        for (int k = 0; k < 13; k++) {
+            int64_t d[3] = {c[0] + half[k][0], c[1] + half[k][1], c[2] + half[k][2]};
+            size_t lo, hi;
+            key_range(e, n, pack_cell(d), &lo, &hi);
+            for (size_t a = start; a < end; a++)
+                for (size_t b = lo; b < hi; b++)
+                    if (v3_length2(v3_sub(x[e[a].index], x[e[b].index])) < link2)
+                        unite(parent, e[a].index, e[b].index);
+        }
+        start = end;
+    }
+}
+
+pw_status pw_stats_fragments(const vec3 *x, size_t n, double link, uint32_t *label,
+                             size_t *n_fragments, pw_error *err)
+{
+    *n_fragments = 0;
+    if (!(link > 0) || !isfinite(link))
+        return pw_fail(err, PW_EINVAL, "stats: link distance %g m must be positive", link);
+    if (n > UINT32_MAX) return pw_fail(err, PW_EINVAL, "stats: %zu particles exceed 2^32", n);
+    if (n == 0) return PW_OK;
+    cell_entry *e = malloc(n * sizeof *e);
+    uint32_t *parent = malloc(n * sizeof *parent);
+    if (!e || !parent) {
+        free(e);
+        free(parent);
+        return pw_fail(err, PW_ENOMEM, "stats: cannot allocate for %zu particles", n);
+    }
+    double inv = 1.0 / link, lim = (double)(CELL_OFFSET - 2);
+    for (size_t i = 0; i < n; i++) {
+        int64_t c[3];
+        for (int a = 0; a < 3; a++) {
+            double u = floor(v3_get(x[i], a) * inv);
+            if (!(fabs(u) < lim)) {
+                free(e);
+                free(parent);
+                return pw_fail(err, PW_EINVAL, "stats: particle %zu: position %g m is not finite "
+                               "or beyond %g link lengths", i, v3_get(x[i], a), lim);
+            }
+            c[a] = (int64_t)u;
+        }
+        e[i].key = pack_cell(c);
+        e[i].index = (uint32_t)i;
+        parent[i] = (uint32_t)i;
+    }
+    qsort(e, n, sizeof *e, cmp_entry);
+    link_pairs(x, e, n, link, parent);
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t r = find_root(parent, (uint32_t)i);
+        if (r == i) {
+            if (label) label[i] = (uint32_t)count;
+            count++;
+        } else if (label) {
+            label[i] = label[r]; /* r < i, labelled already */
+        }
+    }
+    free(e);
+    free(parent);
+    *n_fragments = count;
+    return PW_OK;
+}
+
+static int cmp_size_desc(const void *a, const void *b)
+{
+    size_t p = *(const size_t *)a, q = *(const size_t *)b;
+    return p < q ? 1 : (p > q ? -1 : 0);
+}
+
+/* Sizes of the fragments, largest first, into st. */
+static pw_status fragment_sizes(const pw_stats_particles *p, double link, pw_frame_stats *st,
+                                pw_error *err)
+{
+    uint32_t *label = malloc((p->n ? p->n : 1) * sizeof *label);
+    if (!label) return pw_fail(err, PW_ENOMEM, "stats: cannot allocate for %zu particles", p->n);
+    size_t nf = 0;
+    pw_status rc = pw_stats_fragments(p->x, p->n, link, label, &nf, err);
+    size_t *size = rc == PW_OK ? calloc(nf ? nf : 1, sizeof *size) : NULL;
+    if (rc == PW_OK && !size) rc = pw_fail(err, PW_ENOMEM, "stats: cannot allocate %zu sizes", nf);
+    if (rc == PW_OK) {
+        for (size_t i = 0; i < p->n; i++) size[label[i]]++;
+        qsort(size, nf, sizeof *size, cmp_size_desc);
+        st->fragments = nf;
+        double n = (double)p->n;
+        st->largest_share = nf > 0 ? (double)size[0] / n : 0;
+        st->second_share = nf > 1 ? (double)size[1] / n : 0;
+        for (size_t k = 0; k < nf; k++) {
+            if ((double)size[k] >= PW_STATS_SHARE * n) st->fragments_large++;
+            if (size[k] >= 5) st->fragments_5++;
+        }
+    }
+    free(size);
+    free(label);
+    return rc;
+}
+
+/* Share of particles within 2 h of each collider, each measured alone. */
+static pw_status collider_shares(const pw_stats_particles *p, double h,
+                                 const pw_collider_desc *colliders, int n_colliders, double t,
+                                 pw_frame_stats *st, pw_error *err)
+{
+    if (n_colliders > PW_STATS_MAX_COLLIDERS) n_colliders = PW_STATS_MAX_COLLIDERS;
+    for (int k = 0; k < n_colliders; k++) {
+        pw_colliders *c = pw_colliders_create(h, err);
+        if (!c) return err ? err->code : PW_ENOMEM;
+        pw_status rc = pw_colliders_add(c, &colliders[k], err);
+        if (rc != PW_OK) {
+            pw_colliders_destroy(c);
+            return rc;
+        }
+        size_t near = 0;
+        for (size_t i = 0; i < p->n; i++)
+            if (pw_colliders_phi(c, t, p->x[i]) < 2.0 * h) near++;
+        st->near_share[k] = p->n ? (double)near / (double)p->n : 0;
+        pw_colliders_destroy(c);
+    }
+    st->n_colliders = n_colliders;
+    return PW_OK;
+}
+
+pw_status pw_stats_compute(const pw_stats_particles *p, double link, double h,
+                           const pw_collider_desc *colliders, int n_colliders, double t,
+                           pw_frame_stats *st, pw_error *err)
+{
+    memset(st, 0, sizeof *st);
+    st->particles = p->n;
+    st->link = link;
+    st->jp_min = st->jp_max = st->jp_mean = 1;
+    pw_status rc = fragment_sizes(p, link, st, err);
+    if (rc != PW_OK) return rc;
+    if (p->n == 0) return PW_OK;
+    st->lo = st->hi = p->x[0];
+    double jp_sum = 0;
+    if (p->Jp) st->jp_min = st->jp_max = p->Jp[0];
+    for (size_t i = 0; i < p->n; i++) {
+        st->lo = v3_min(st->lo, p->x[i]);
+        st->hi = v3_max(st->hi, p->x[i]);
+        double m = p->m ? p->m[i] : 0;
+        st->mass += m;
+        if (p->v) {
+            st->kinetic_energy += 0.5 * m * v3_length2(p->v[i]);
+            st->momentum = v3_madd(st->momentum, p->v[i], m);
+        }
+        if (p->Jp) {
+            double j = p->Jp[i];
+            st->jp_min = j < st->jp_min ? j : st->jp_min;
+            st->jp_max = j > st->jp_max ? j : st->jp_max;
+            jp_sum += j;
+        }
+    }
+    if (p->Jp) st->jp_mean = jp_sum / (double)p->n;
+    return collider_shares(p, h, colliders, n_colliders, t, st, err);
+}
+
+/* The attribute named, checked to be float64 with the given components. */
+static const pw_cache_attr *need_attr(const char *path, const pw_cache_frame *cf,
+                                      const char *name, uint32_t components, pw_error *err)
+{
+    const pw_cache_attr *a = pw_cache_find(cf, name);
+    if (!a) {
+        pw_fail(err, PW_EFORMAT, "%s: attribute '%s' is missing", path, name);
+        return NULL;
+    }
+    if (a->type != PW_F64 || a->components != components) {
+        pw_fail(err, PW_EFORMAT, "%s: attribute '%s' is not float64 with %u components", path,
+                name, components);
+        return NULL;
+    }
+    return a;
+}
+
+pw_status pw_stats_cache(const char *path, double link_h, const pw_collider_desc *colliders,
+                         int n_colliders, pw_frame_stats *st, pw_error *err)
+{
+    static const char *const names[] = {"x", "v", "m", "Jp"};
+    pw_cache_frame cf;
+    pw_status rc = pw_cache_read(path, names, 4, &cf, err);
+    if (rc != PW_OK) return rc;
+    const pw_cache_attr *x = need_attr(path, &cf, "x", 3, err);
+    const pw_cache_attr *v = x ? need_attr(path, &cf, "v", 3, err) : NULL;
+    const pw_cache_attr *m = v ? need_attr(path, &cf, "m", 1, err) : NULL;
+    const pw_cache_attr *jp = m ? need_attr(path, &cf, "Jp", 1, err) : NULL;
+    if (!jp) rc = err ? err->code : PW_EFORMAT;
+    if (rc == PW_OK) {
+        pw_stats_particles p = {(size_t)cf.count, x->data, v->data, m->data, jp->data};
+        rc = pw_stats_compute(&p, link_h * cf.h, cf.h, colliders, n_colliders, cf.time, st, err);
+        if (rc != PW_OK) pw_error_prefix(err, "%s", path);
+    }
+    pw_cache_frame_free(&cf);
+    return rc;
+}

@@ -1,0 +1,196 @@
+/* Property: `powder stats` measures what it says (sim/pw_stats.h).
+ * 1. Fragments equal the connected components of the "closer than link" graph, found
+ *    by brute force over all pairs, on random clouds at five densities around the
+ *    percolation threshold (labels identical, not just counts), whatever the order.
+ * 2. Two lattice blocks 0.5 apart inside are one fragment when the gap between them is
+ *    0.69 (< link 0.7) and two at 0.71: the link is strict and exact.
+ * 3. Shares: blocks of 1000 and 512 particles plus 3 singletons give 5 fragments, the
+ *    largest 1000/1515, the second 512/1515, 2 fragments >= 1 %, 2 of >= 5 particles.
+ * 4. Kinetic energy, momentum, mass, J_P min/mean/max and bounds equal the sums
+ *    computed here; the share within 2 h of a floor equals the lattice layers below it.
+ * 5. Bad input: a NaN position and a zero link are refused (PW_EINVAL); a cache without
+ *    Jp is refused naming the file and the attribute; a written cache measures the same
+ *    as the arrays it was written from. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "pw_stats.h"
+
+static double urand(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(*s >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static uint32_t root_of(uint32_t *p, uint32_t i)
+{
+    while (p[i] != i) i = p[i];
+    return i;
+}
+
+/* Canonical labels by brute force: components of the graph, numbered by their lowest
+ * index. */
+static size_t brute_labels(const vec3 *x, size_t n, double link, uint32_t *label)
+{
+    uint32_t *p = malloc(n * sizeof *p);
+    for (size_t i = 0; i < n; i++) p[i] = (uint32_t)i;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++)
+            if (v3_length(v3_sub(x[i], x[j])) < link) {
+                uint32_t a = root_of(p, (uint32_t)i), b = root_of(p, (uint32_t)j);
+                if (a < b) p[b] = a;
+                else if (b < a) p[a] = b;
+            }
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t r = root_of(p, (uint32_t)i);
+        label[i] = r == i ? (uint32_t)count++ : label[r];
+    }
+    free(p);
+    return count;
+}
+
+static void random_clouds(void)
+{
+    const size_t n = 1500;
+    vec3 *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+    uint32_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
+    size_t *perm = malloc(n * sizeof *perm);
+    uint64_t s = 12345;
+    const double sides[] = {6.0, 7.0, 8.0, 9.0, 12.0};
+    for (int k = 0; k < 5; k++) {
+        /* a box of side L with n points: around L = 8 the 0.7-graph percolates */
+        double L = sides[k];
+        for (size_t i = 0; i < n; i++) x[i] = v3(L * urand(&s) - 2.0, L * urand(&s), -L * urand(&s));
+        size_t nb = brute_labels(x, n, 0.7, a), nf = 0;
+        CHECK(pw_stats_fragments(x, n, 0.7, b, &nf, NULL) == PW_OK, "fragments failed");
+        CHECK(nf == nb, "side %g: %zu fragments, brute force %zu", L, nf, nb);
+        CHECK(!memcmp(a, b, n * sizeof *a), "side %g: labels differ from brute force", L);
+        /* shuffled order: the same partition (particle perm[i] of y is particle i of x) */
+        for (size_t i = 0; i < n; i++) perm[i] = i;
+        for (size_t i = n - 1; i > 0; i--) {
+            size_t j = (size_t)(urand(&s) * (double)(i + 1)), t = perm[i];
+            perm[i] = perm[j];
+            perm[j] = t;
+        }
+        for (size_t i = 0; i < n; i++) y[perm[i]] = x[i];
+        size_t ny = 0;
+        CHECK(pw_stats_fragments(y, n, 0.7, c, &ny, NULL) == PW_OK, "fragments failed");
+        CHECK(ny == nb, "shuffled: %zu vs %zu", ny, nb);
+        int same = 1;
+        for (size_t i = 0; i < n && same; i++)
+            for (size_t j = i + 1; j < n && j < i + 40; j++)
+                same &= (a[i] == a[j]) == (c[perm[i]] == c[perm[j]]);
+        CHECK(same, "side %g: the shuffled partition differs", L);
+        printf("random cloud side %4.1f: %zu fragments (brute force agrees)\n", L, nf);
+    }
+    free(x), free(y), free(a), free(b), free(c), free(perm);
+}
+
+/* nx x ny x nz lattice of spacing 0.5 from origin o into x; returns the count */
+static size_t lattice(vec3 *x, vec3 o, int nx, int ny, int nz)
+{
+    size_t n = 0;
+    for (int k = 0; k < nz; k++)
+        for (int j = 0; j < ny; j++)
+            for (int i = 0; i < nx; i++) x[n++] = v3_add(o, v3(0.5 * i, 0.5 * j, 0.5 * k));
+    return n;
+}
+
+static void gap_is_exact(void)
+{
+    vec3 *x = malloc(2000 * sizeof *x);
+    const double gaps[] = {0.69, 0.71};
+    for (int g = 0; g < 2; g++) {
+        size_t n = lattice(x, v3(0, 0, 0), 10, 10, 10);
+        n += lattice(x + n, v3(4.5 + gaps[g], 0, 0), 10, 10, 10);
+        size_t nf = 0;
+        CHECK(pw_stats_fragments(x, n, 0.7, NULL, &nf, NULL) == PW_OK, "fragments failed");
+        CHECK(nf == (size_t)(g == 0 ? 1 : 2), "gap %.2f: %zu fragments", gaps[g], nf);
+    }
+    free(x);
+}
+
+static void shares_and_sums(void)
+{
+    const size_t cap = 1600;
+    vec3 *x = malloc(cap * sizeof *x), *v = malloc(cap * sizeof *v);
+    double *m = malloc(cap * sizeof *m), *jp = malloc(cap * sizeof *jp);
+    size_t n = lattice(x, v3(0, 0.25, 0), 10, 10, 10);
+    n += lattice(x + n, v3(10, 0.25, 0), 8, 8, 8);
+    x[n++] = v3(20, 5, 5);
+    x[n++] = v3(21, 5, 5);
+    x[n++] = v3(-3, 9, 1);
+    double ke = 0, jsum = 0, mass = 0;
+    vec3 mom = v3(0, 0, 0);
+    for (size_t i = 0; i < n; i++) {
+        v[i] = v3(0.1 * (double)(i % 7), -0.2, 0.05 * (double)(i % 3));
+        m[i] = 1e-3 * (1 + (double)(i % 5));
+        jp[i] = 0.7 + 0.001 * (double)(i % 500);
+        ke += 0.5 * m[i] * v3_length2(v[i]);
+        mom = v3_madd(mom, v[i], m[i]);
+        mass += m[i];
+        jsum += jp[i];
+    }
+    pw_stats_particles p = {n, x, v, m, jp};
+    pw_collider_desc floor;
+    memset(&floor, 0, sizeof floor);
+    pw_shape_init(&floor.shape, PW_SHAPE_HALFSPACE);
+    floor.shape.normal = v3(0, 1, 0);
+    pw_frame_stats st;
+    /* h = 0.5: the band is phi < 1, i.e. lattice layers y = 0.25 and 0.75 of both blocks */
+    CHECK(pw_stats_compute(&p, 0.7, 0.5, &floor, 1, 0.0, &st, NULL) == PW_OK, "compute failed");
+    CHECK(st.fragments == 5, "fragments %zu", st.fragments);
+    CHECK_NEAR(st.largest_share, 1000.0 / 1515, 1e-15, "largest share");
+    CHECK_NEAR(st.second_share, 512.0 / 1515, 1e-15, "second share");
+    CHECK(st.fragments_large == 2 && st.fragments_5 == 2, "large %zu, >=5 %zu",
+          st.fragments_large, st.fragments_5);
+    CHECK_NEAR(st.kinetic_energy, ke, 1e-12 * ke, "kinetic energy");
+    CHECK_NEAR(st.mass, mass, 1e-12 * mass, "mass");
+    CHECK_NEAR(v3_length(v3_sub(st.momentum, mom)), 0, 1e-12, "momentum");
+    CHECK(st.jp_min == 0.7 && st.jp_max == 0.7 + 0.001 * 499, "Jp %g %g", st.jp_min, st.jp_max);
+    CHECK_NEAR(st.jp_mean, jsum / (double)n, 1e-12, "Jp mean");
+    CHECK(st.lo.x == -3 && st.hi.x == 21 && st.lo.y == 0.25 && st.hi.y == 9, "bounds");
+    CHECK_NEAR(st.near_share[0], (2.0 * 100 + 2.0 * 64) / 1515, 1e-15, "near floor");
+
+    /* bad input */
+    pw_error err = {0};
+    x[3].y = NAN;
+    size_t nf;
+    CHECK(pw_stats_fragments(x, n, 0.7, NULL, &nf, &err) == PW_EINVAL, "NaN accepted");
+    CHECK(strstr(err.msg, "particle 3") != NULL, "message: %s", err.msg);
+    x[3].y = 0.25;
+    CHECK(pw_stats_fragments(x, n, 0, NULL, &nf, &err) == PW_EINVAL, "zero link accepted");
+
+    /* through a cache file: the same figures; without Jp: refused by name */
+    char path[4096];
+    snprintf(path, sizeof path, "%s/stats_frame.pwc", POWDER_TEST_TMP);
+    pw_cache_frame cf;
+    memset(&cf, 0, sizeof cf);
+    cf.count = n;
+    cf.h = 0.5;
+    pw_cache_attr attrs[4] = {{"x", PW_F64, 3, x}, {"v", PW_F64, 3, v}, {"m", PW_F64, 1, m},
+                              {"Jp", PW_F64, 1, jp}};
+    cf.attrs = attrs;
+    cf.n_attrs = 4;
+    CHECK(pw_cache_write(path, &cf, &err) == PW_OK, "write: %s", err.msg);
+    pw_frame_stats sc;
+    CHECK(pw_stats_cache(path, 1.4, &floor, 1, &sc, &err) == PW_OK, "stats of cache: %s", err.msg);
+    CHECK(sc.fragments == st.fragments && sc.largest_share == st.largest_share &&
+          sc.kinetic_energy == st.kinetic_energy && sc.near_share[0] == st.near_share[0] &&
+          sc.link == 0.7, "cache figures differ");
+    cf.n_attrs = 3;
+    CHECK(pw_cache_write(path, &cf, &err) == PW_OK, "write: %s", err.msg);
+    CHECK(pw_stats_cache(path, 1.4, NULL, 0, &sc, &err) == PW_EFORMAT, "missing Jp accepted");
+    CHECK(strstr(err.msg, "stats_frame.pwc") && strstr(err.msg, "'Jp'"), "message: %s", err.msg);
+    free(x), free(v), free(m), free(jp);
+}
+
+int main(void)
+{
+    random_clouds();
+    gap_is_exact();
+    shares_and_sums();
+    return check_done("stats_counts_fragments");
+}
