@@ -123,36 +123,49 @@ double pw_colliders_phi(const pw_colliders *c, double t, vec3 x)
     return phi;
 }
 
-/* Returns 1 only when a collider changed the velocity (sticky contact, or an
- * approaching one): nodes inside a collider whose material already separates keep
- * their degrees of freedom in the solve, as in section 8 ("no collision is applied"). */
-int pw_colliders_apply(const pw_colliders *c, double t, vec3 x, vec3 *v)
+/* Nodes inside a collider whose material already separates keep their degrees of
+ * freedom in the solve, as in section 8 ("no collision is applied"). */
+pw_contact pw_colliders_apply(const pw_colliders *c, double t, vec3 x, vec3 *v, vec3 *normal)
 {
-    int applied = 0;
+    pw_contact kind = PW_CONTACT_NONE;
+    vec3 kept = v3_zero();
     for (int i = 0; i < c->n; i++) {
         const collider *co = &c->c[i];
         vec3 n;
         if (!(collider_phi(co, t, x, &n) <= 0)) continue;
-        vec3 v_co = pw_shape_velocity(&co->d.shape, t, x);
-        int approaching = v3_dot(v3_sub(*v, v_co), n) < 0;
-        if (co->d.sticky || approaching) {
-            *v = pw_collide_velocity(*v, v_co, n, co->d.friction, co->d.sticky);
-            applied = 1;
-        }
+        pw_contact k;
+        *v = pw_collide_velocity(*v, pw_shape_velocity(&co->d.shape, t, x), n, co->d.friction,
+                                 co->d.sticky, &k);
+        if (k == PW_CONTACT_NORMAL && kind == PW_CONTACT_NORMAL && v3_dot(n, kept) < 1 - 1e-12)
+            k = PW_CONTACT_ALL; /* two planes constrain more than one normal can say */
+        if (k > kind) kind = k;
+        if (k == PW_CONTACT_NORMAL) kept = n;
     }
-    return applied;
+    if (normal) *normal = kept;
+    return kind;
 }
 
-vec3 pw_collide_velocity(vec3 v, vec3 v_co, vec3 n, double mu, int sticky)
+vec3 pw_collide_velocity(vec3 v, vec3 v_co, vec3 n, double mu, int sticky, pw_contact *kind)
 {
-    if (sticky) return v_co; /* v_rel := 0 unconditionally */
+    pw_contact k = PW_CONTACT_ALL;
+    vec3 r = v_co; /* v_rel := 0 */
     vec3 v_rel = v3_sub(v, v_co);
     double v_n = v3_dot(v_rel, n);
-    if (v_n >= 0) return v; /* separating: no collision */
-    vec3 v_t = v3_madd(v_rel, n, -v_n);
-    double vt_len = v3_length(v_t);
-    if (vt_len <= -mu * v_n) return v_co; /* sticking: v_rel' = 0 */
-    /* dynamic friction: v_rel' = v_t + mu v_n v_t / |v_t| (v_n < 0 shortens v_t) */
-    vec3 v_rel_new = v3_madd(v_t, v_t, mu * v_n / vt_len);
-    return v3_add(v_rel_new, v_co);
+    if (!sticky) {
+        vec3 v_t = v3_madd(v_rel, n, -v_n);
+        double vt_len = v3_length(v_t);
+        if (v_n >= 0) { /* separating: no collision */
+            k = PW_CONTACT_NONE;
+            r = v;
+        } else if (vt_len <= -mu * v_n) {
+            /* sticking: v_rel' = 0; with mu = 0 only v_t = 0 gets here, and nothing
+             * holds that node tangentially */
+            if (mu == 0) k = PW_CONTACT_NORMAL;
+        } else { /* dynamic friction: v_rel' = v_t + mu v_n v_t / |v_t| (v_n < 0 shortens v_t) */
+            k = PW_CONTACT_NORMAL;
+            r = v3_add(v3_madd(v_t, v_t, mu * v_n / vt_len), v_co);
+        }
+    }
+    if (kind) *kind = k;
+    return r;
 }

@@ -27,14 +27,24 @@ int pw_colliders_count(const pw_colliders *c);
 /* Signed distance [m] to the union of all colliders at x and time t (minimum). */
 double pw_colliders_phi(const pw_colliders *c, double t, vec3 x);
 
+/* What a collision constrains in the implicit solve. Section 8 projects the colliding
+ * nodes' degrees of freedom out of the solve; only those the collision set are
+ * constrained: the normal one when the contact slips (dynamic friction, or mu = 0),
+ * all three when it sticks (sticky, or static friction). Fixing all three for a
+ * slipping contact would discard the solve's tangential forces (issue 21: a drop on
+ * a frictionless floor drifted sideways). */
+typedef enum { PW_CONTACT_NONE = 0, PW_CONTACT_NORMAL = 1, PW_CONTACT_ALL = 2 } pw_contact;
+
 /* Applies section 8 to velocity v at world point x and time t: for every collider with
  * phi(x) <= 0, transform to the collider's frame, stick or apply Coulomb friction,
- * transform back. Returns 1 when a collision was applied (the grid solve projects
- * such nodes out), 0 otherwise. Thread safe (read only). */
-int pw_colliders_apply(const pw_colliders *c, double t, vec3 x, vec3 *v);
+ * transform back. Returns what the collisions constrain; for PW_CONTACT_NORMAL,
+ * *normal (may be NULL) is the unit normal. Two slipping contacts with different
+ * normals constrain all. Thread safe (read only). */
+pw_contact pw_colliders_apply(const pw_colliders *c, double t, vec3 x, vec3 *v, vec3 *normal);
 
 /* The velocity projection alone (exposed for tests): v_rel = v - v_co against unit
- * normal n with friction mu or sticky; returns the collided world velocity. */
-vec3 pw_collide_velocity(vec3 v, vec3 v_co, vec3 n, double mu, int sticky);
+ * normal n with friction mu or sticky; returns the collided world velocity and, when
+ * kind is not NULL, what it constrains (PW_CONTACT_NONE when separating). */
+vec3 pw_collide_velocity(vec3 v, vec3 v_co, vec3 n, double mu, int sticky, pw_contact *kind);
 
 #endif

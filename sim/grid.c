@@ -97,6 +97,7 @@ void pw_grid_free(pw_grid *g)
     free(g->v_old);
     free(g->f);
     free(g->fixed);
+    free(g->normal);
     free(g->pkey);
     free(g->pkey_tmp);
     free(g->perm_tmp);
@@ -217,15 +218,16 @@ pw_status pw_grid_build(pw_grid *g, size_t n, const vec3 *x, uint32_t *perm, int
 
     /* node storage */
     size_t nn = g->n_blocks * PW_BLOCK_NODES, c1 = g->cap_nodes, c2 = c1, c3 = c1, c4 = c1,
-           c5 = c1;
+           c5 = c1, c6 = c1;
     if (grow((void **)&g->m, &c1, nn, sizeof *g->m) || grow((void **)&g->v, &c2, nn, sizeof *g->v) ||
         grow((void **)&g->v_old, &c3, nn, sizeof *g->v_old) ||
         grow((void **)&g->f, &c4, nn, sizeof *g->f) ||
-        grow((void **)&g->fixed, &c5, nn, sizeof *g->fixed))
+        grow((void **)&g->fixed, &c5, nn, sizeof *g->fixed) ||
+        grow((void **)&g->normal, &c6, nn, sizeof *g->normal))
         return pw_fail(err, PW_ENOMEM, "sim grid: cannot allocate %zu nodes", nn);
-    size_t cn[5] = {c1, c2, c3, c4, c5};
+    size_t cn[6] = {c1, c2, c3, c4, c5, c6};
     g->cap_nodes = cn[0];
-    for (int k = 1; k < 5; k++)
+    for (int k = 1; k < 6; k++)
         if (cn[k] < g->cap_nodes) g->cap_nodes = cn[k];
     return PW_OK;
 }

@@ -45,13 +45,18 @@ typedef struct {
     vec3 *v;              /* [m/s] v^{n+1} after the solve               */
     vec3 *v_old;          /* [m/s] v^n, for FLIP                         */
     vec3 *f;              /* [N] stress force (also momentum in P2G)     */
-    uint8_t *fixed;       /* bit k set: component k is projected out     */
+    uint8_t *fixed;       /* bit k < 3 set: component k is projected out;
+                             PW_FIXED_NORMAL: the component along normal[i] */
+    vec3 *normal;         /* unit contact normal where PW_FIXED_NORMAL     */
 
     /* scratch of the build */
     size_t cap_particles;
     uint64_t *pkey, *pkey_tmp;
     uint32_t *perm_tmp;
 } pw_grid;
+
+#define PW_FIXED_ALL 7u     /* all three components */
+#define PW_FIXED_NORMAL 8u  /* only the component along grid.normal[i] */
 
 /* Sets spacing h [m] and the world position of node 0 (origin, block aligned);
  * max_node bounds the node coordinates so keys fit. */

@@ -176,8 +176,11 @@ static uint8_t apply_walls(const pw_sim *s, vec3 x, vec3 *v)
     return fixed;
 }
 
-/* 5. grid-based body collisions on v* (section 8); collided nodes are fixed in the
- * solve (all three components), wall nodes in their normal component. */
+/* 5. grid-based body collisions on v* (section 8). The solve keeps what a collision set:
+ * all components of a sticking node, the normal one of a slipping node, and the normal
+ * component of a node at a domain wall. A node held by both a collider and a wall, or
+ * by walls of two axes and a slipping collider, is held whole: one projection must
+ * stay symmetric for the solver, and the corner case does not need tangential freedom. */
 static void grid_collide(pw_sim *s, double t_next)
 {
     pw_grid *g = &s->grid;
@@ -188,8 +191,15 @@ static void grid_collide(pw_sim *s, double t_next)
         g->fixed[i] = 0;
         if (!(g->m[i] > 0)) continue;
         vec3 xi = pw_grid_node_position(g, (size_t)i);
-        if (have && pw_colliders_apply(s->colliders, t_next, xi, &g->v[i])) g->fixed[i] = 7;
-        g->fixed[i] |= apply_walls(s, xi, &g->v[i]);
+        pw_contact c = have ? pw_colliders_apply(s->colliders, t_next, xi, &g->v[i], &g->normal[i])
+                            : PW_CONTACT_NONE;
+        uint8_t walls = apply_walls(s, xi, &g->v[i]);
+        if (c == PW_CONTACT_ALL || (c == PW_CONTACT_NORMAL && walls))
+            g->fixed[i] = PW_FIXED_ALL;
+        else if (c == PW_CONTACT_NORMAL)
+            g->fixed[i] = PW_FIXED_NORMAL;
+        else
+            g->fixed[i] = walls;
     }
 }
 
@@ -203,7 +213,7 @@ static void particle_collide(pw_sim *s, double t_next)
     int have = pw_colliders_count(s->colliders) > 0;
 #pragma omp parallel for schedule(static) num_threads(s->threads)
     for (long p = 0; p < n; p++) {
-        if (have) pw_colliders_apply(s->colliders, t_next, pt->x[p], &pt->v[p]);
+        if (have) pw_colliders_apply(s->colliders, t_next, pt->x[p], &pt->v[p], NULL);
         apply_walls(s, pt->x[p], &pt->v[p]);
     }
 }

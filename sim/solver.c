@@ -12,8 +12,9 @@
  * relative tolerance weighs nodes by how much material they carry. CR rather than CG
  * because H of the fixed-corotated energy is not positive definite under compression
  * (as in the paper, which reports 10-30 iterations without preconditioning).
- * Degrees of freedom set by collisions (grid.fixed bits) and massless nodes are
- * projected out: they keep v* and enter only through the initial residual.
+ * Degrees of freedom set by collisions (grid.fixed: axis components, or the component
+ * along a contact normal) and massless nodes are projected out: they keep v* and enter
+ * only through the initial residual.
  * Dot products are summed per fixed chunk and the chunks in index order, so the
  * iterates are the same bits for any thread count.
  *
@@ -56,8 +57,10 @@ double pw_mpm_sum(const pw_sim *s, const double *a, size_t n)
     return total;
 }
 
-static inline vec3 project(vec3 a, uint8_t fixed)
+/* P a: removes the components the collisions set (grid.fixed, grid.normal) */
+static inline vec3 project(vec3 a, uint8_t fixed, vec3 normal)
 {
+    if (fixed & PW_FIXED_NORMAL) return v3_madd(a, normal, -v3_dot(a, normal));
     if (fixed & 1) a.x = 0;
     if (fixed & 2) a.y = 0;
     if (fixed & 4) a.z = 0;
@@ -92,6 +95,16 @@ static inline pw_vec4 pad(vec3 a)
 /* z = D^-1 r is not stored: each pass forms it from r and dinv where it needs it. */
 static inline vec3 precondition(vec3 r, vec3 dinv) { return v3(r.x * dinv.x, r.y * dinv.y, r.z * dinv.z); }
 
+/* z = P D^-1 r, the preconditioned residual where it becomes a search direction. D^-1
+ * keeps an axis constraint's zero component zero, but scales the axes of a contact
+ * normal differently, so only a normal constraint needs P again. The dot products
+ * z . Az and Ap . D^-1 Ap need no P: Az and Ap already lie in P's range. */
+static inline vec3 precondition_projected(vec3 r, vec3 dinv, const pw_grid *g, size_t i)
+{
+    vec3 z = precondition(r, dinv);
+    return g->fixed[i] & PW_FIXED_NORMAL ? project(z, g->fixed[i], g->normal[i]) : z;
+}
+
 /* x += alpha p, r -= alpha Ap, u = M^-1/2 D^-1 r (the Hessian's input) */
 static void pass_update_x(pw_sim *s, size_t n, double alpha, vec3 *x, vec3 *r, const vec3 *p,
                           const vec3 *Ap, pw_vec4 *u)
@@ -104,7 +117,7 @@ static void pass_update_x(pw_sim *s, size_t n, double alpha, vec3 *x, vec3 *r, c
         for (size_t i = lo; i < hi; i++) {
             x[i] = v3_madd(x[i], p[i], alpha);
             r[i] = v3_madd(r[i], Ap[i], -alpha);
-            u[i] = pad(v3_scale(precondition(r[i], dinv[i]), s->inv_sqrt_m[i]));
+            u[i] = pad(v3_scale(precondition_projected(r[i], dinv[i], &s->grid, i), s->inv_sqrt_m[i]));
         }
     }
 }
@@ -122,7 +135,8 @@ static void pass_operator(pw_sim *s, size_t n, double beta_dt2, const vec3 *r, c
         double zAz = 0, rr = 0;
         for (size_t i = lo; i < hi; i++) {
             vec3 Hui = v3(Hu[i].x, Hu[i].y, Hu[i].z), z = precondition(r[i], dinv[i]);
-            Az[i] = project(v3_madd(z, Hui, beta_dt2 * s->inv_sqrt_m[i]), s->grid.fixed[i]);
+            Az[i] = project(v3_madd(z, Hui, beta_dt2 * s->inv_sqrt_m[i]), s->grid.fixed[i],
+                            s->grid.normal[i]);
             zAz += v3_dot(z, Az[i]);
             rr += v3_dot(r[i], r[i]);
         }
@@ -143,7 +157,7 @@ static void pass_direction(pw_sim *s, size_t n, double beta_cr, const vec3 *r, v
         CHUNK_RANGE(c, n, lo, hi);
         double ApMAp = 0;
         for (size_t i = lo; i < hi; i++) {
-            p[i] = v3_madd(precondition(r[i], dinv[i]), p[i], beta_cr);
+            p[i] = v3_madd(precondition_projected(r[i], dinv[i], &s->grid, i), p[i], beta_cr);
             Ap[i] = v3_madd(Az[i], Ap[i], beta_cr);
             ApMAp += v3_dot(Ap[i], precondition(Ap[i], dinv[i]));
         }
@@ -225,7 +239,7 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
                 if (old != UINT32_MAX)
                     v0 = v3_add(v0, project(s->warm_dv[(size_t)old * PW_BLOCK_NODES +
                                                        i % PW_BLOCK_NODES],
-                                            g->fixed[i]));
+                                            g->fixed[i], g->normal[i]));
             }
             x[i] = v3_scale(v0, sm);
             u[i] = pad(v0);
@@ -252,8 +266,8 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
         for (size_t i = lo; i < hi; i++) {
             double ism = s->inv_sqrt_m[i];
             vec3 Hv0 = v3(Hu[i].x, Hu[i].y, Hu[i].z);
-            r[i] = project(v3_madd(r[i], Hv0, -beta_dt2 * ism), g->fixed[i]);
-            p[i] = precondition(r[i], dinv[i]);
+            r[i] = project(v3_madd(r[i], Hv0, -beta_dt2 * ism), g->fixed[i], g->normal[i]);
+            p[i] = precondition_projected(r[i], dinv[i], g, i);
             Ap[i] = v3_zero();
             u[i] = pad(v3_scale(p[i], ism));
             rr += v3_dot(r[i], r[i]);
@@ -308,6 +322,12 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
         uint8_t f = g->fixed[i];
         double ism = s->inv_sqrt_m[i];
         vec3 v = g->v[i];
+        if (f & PW_FIXED_NORMAL) { /* tangential part from the solve, normal part of v* */
+            vec3 n = g->normal[i];
+            g->v[i] = v3_madd(project(v3_scale(x[i], ism), f, n), n, v3_dot(v, n));
+            dv[i] = v3_sub(g->v[i], v);
+            continue;
+        }
         if (!(f & 1)) g->v[i].x = x[i].x * ism;
         if (!(f & 2)) g->v[i].y = x[i].y * ism;
         if (!(f & 4)) g->v[i].z = x[i].z * ism;
