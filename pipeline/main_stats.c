@@ -32,6 +32,10 @@ static const char *const help_text =
     "              particles per cell has neighbours at ~0.5 h)\n"
     "  largest     share of the particles in the largest fragment (and the second)\n"
     "  >=1%        fragments holding at least 1% of the particles; >=5: of 5 particles\n"
+    "  pieces      the same count over intact particles only, those hardening has left\n"
+    "              at least 1% of their stiffness (exp(xi (1 - Jp)) >= 0.01): cracks\n"
+    "              that have not opened yet separate pieces; largest piece share and\n"
+    "              broken (loose) share of all particles\n"
     "  Jp          min / mean / max of J_P = det F_P (< 1 compacted, > 1 stretched)\n"
     "  KE          kinetic energy [J]; bounds: the particles' bounding box [m]\n"
     "  near        per collider, share of particles within 2 h of its surface\n"
@@ -82,8 +86,9 @@ static int parse(int argc, char **argv, stats_options *o)
 
 static void print_header(const pw_scene *sc)
 {
-    printf("%5s %9s %9s %7s %7s %5s %5s %6s %6s %6s %10s", "frame", "particles", "fragments",
-           "largest", "second", ">=1%", ">=5", "Jp min", "mean", "max", "KE [J]");
+    printf("%5s %9s %9s %7s %7s %5s %5s %6s %7s %7s %6s %6s %6s %10s", "frame", "particles",
+           "fragments", "largest", "second", ">=1%", ">=5", "pieces", "largest", "broken",
+           "Jp min", "mean", "max", "KE [J]");
     for (int k = 0; k < sc->n_colliders && k < PW_STATS_MAX_COLLIDERS; k++)
         printf("  near%d", k);
     printf("  bounds [m]\n");
@@ -91,9 +96,10 @@ static void print_header(const pw_scene *sc)
 
 static void print_row(int f, const pw_frame_stats *st)
 {
-    printf("%5d %9zu %9zu %6.1f%% %6.1f%% %5zu %5zu %6.3f %6.3f %6.3f %10.4g", f, st->particles,
-           st->fragments, 100 * st->largest_share, 100 * st->second_share, st->fragments_large,
-           st->fragments_5, st->jp_min, st->jp_mean, st->jp_max, st->kinetic_energy);
+    printf("%5d %9zu %9zu %6.1f%% %6.1f%% %5zu %5zu %6zu %6.1f%% %6.1f%% %6.3f %6.3f %6.3f %10.4g",
+           f, st->particles, st->fragments, 100 * st->largest_share, 100 * st->second_share,
+           st->fragments_large, st->fragments_5, st->pieces_large, 100 * st->largest_piece,
+           100 * st->broken_share, st->jp_min, st->jp_mean, st->jp_max, st->kinetic_energy);
     for (int k = 0; k < st->n_colliders; k++) printf(" %5.1f%%", 100 * st->near_share[k]);
     printf("  [%.3f %.3f %.3f]-[%.3f %.3f %.3f]\n", st->lo.x, st->lo.y, st->lo.z, st->hi.x,
            st->hi.y, st->hi.z);
@@ -103,12 +109,15 @@ static void print_json(int f, double t, const pw_frame_stats *st)
 {
     printf("{\"frame\": %d, \"time\": %.9g, \"particles\": %zu, \"link_m\": %.9g, "
            "\"fragments\": %zu, \"largest_share\": %.6f, \"second_share\": %.6f, "
-           "\"fragments_ge_1pct\": %zu, \"fragments_ge_5\": %zu, \"jp_min\": %.6g, "
+           "\"fragments_ge_1pct\": %zu, \"fragments_ge_5\": %zu, \"pieces_ge_1pct\": %zu, "
+           "\"largest_piece_share\": %.6f, \"second_piece_share\": %.6f, "
+           "\"broken_share\": %.6f, \"jp_min\": %.6g, "
            "\"jp_mean\": %.6g, \"jp_max\": %.6g, \"kinetic_energy\": %.9g, \"mass\": %.9g, "
            "\"momentum\": [%.9g, %.9g, %.9g], \"bounds\": [[%.6g, %.6g, %.6g], [%.6g, %.6g, "
            "%.6g]], \"near_collider\": [",
            f, t, st->particles, st->link, st->fragments, st->largest_share, st->second_share,
-           st->fragments_large, st->fragments_5, st->jp_min, st->jp_mean, st->jp_max,
+           st->fragments_large, st->fragments_5, st->pieces_large, st->largest_piece,
+           st->second_piece, st->broken_share, st->jp_min, st->jp_mean, st->jp_max,
            st->kinetic_energy, st->mass, st->momentum.x, st->momentum.y, st->momentum.z,
            st->lo.x, st->lo.y, st->lo.z, st->hi.x, st->hi.y, st->hi.z);
     for (int k = 0; k < st->n_colliders; k++) printf("%s%.6f", k ? ", " : "", st->near_share[k]);

@@ -8,7 +8,15 @@
  * packed snow is h/2, so packed neighbours are linked and a crack wider than ~h/5
  * beyond that separates them); a fragment is a connected set of linked particles. The
  * count is exact (union-find over a hash grid of cell size = the link distance) and
- * does not depend on the particle order. */
+ * does not depend on the particle order.
+ *
+ * Pieces. In MPM a crack is not at first a gap: the material in it has hardened away
+ * (stiffness factor exp(xi (1 - J_P)) -> 0, section 5) while its particles still sit
+ * near their neighbours, and the pieces separate only as far as their relative motion
+ * carries them. So a second count leaves out broken particles, those whose hardening
+ * factor is below PW_STATS_BROKEN of their initial stiffness (J_P > 1 + ln(100) / xi),
+ * and links the others as above: a piece is a connected set of snow that still holds
+ * together. Broken particles are loose snow; their share is reported. */
 #ifndef PW_STATS_H
 #define PW_STATS_H
 
@@ -23,6 +31,7 @@
 #define PW_STATS_LINK_H 0.7 /* default link distance [h] */
 #define PW_STATS_SHARE 0.01 /* a "large" fragment holds at least this share of particles */
 #define PW_STATS_MAX_COLLIDERS 16
+#define PW_STATS_BROKEN 0.01 /* hardening factor below which a particle holds nothing */
 
 typedef struct {
     size_t particles;
@@ -32,6 +41,10 @@ typedef struct {
     size_t fragments_5;        /* fragments of at least 5 particles                       */
     double largest_share;      /* particles in the largest fragment / particles [-]       */
     double second_share;       /* the same for the second largest [-]                     */
+    double broken_share;       /* share of broken particles (loose snow) [-]              */
+    size_t pieces_large;       /* pieces (intact particles only) >= PW_STATS_SHARE of all */
+    double largest_piece;      /* particles in the largest piece / all particles [-]      */
+    double second_piece;       /* the same for the second largest piece [-]               */
     double jp_min, jp_mean, jp_max;  /* J_P = det F_P [-] (1 when the frame has no Jp)    */
     double kinetic_energy;     /* sum 1/2 m |v|^2 [J]                                     */
     double mass;               /* [kg]                                                    */
@@ -42,14 +55,15 @@ typedef struct {
                                                   collider k at the frame's time [-]      */
 } pw_frame_stats;
 
-/* Particle arrays the measures need. v, m and Jp may be NULL (their measures are then
- * 0, 0 and 1). */
+/* Particle arrays the measures need. v, m, Jp and xi may be NULL (their measures are
+ * then 0, 0 and 1; without Jp or xi no particle counts as broken). */
 typedef struct {
     size_t n;
     const vec3 *x;       /* [m]   */
     const vec3 *v;       /* [m/s] */
     const double *m;     /* [kg]  */
     const double *Jp;    /* [-]   */
+    const double *xi;    /* [-] hardening coefficient */
 } pw_stats_particles;
 
 /* Fills *st for the particles p. link [m] > 0 is the link distance of the fragment
@@ -66,7 +80,7 @@ pw_status pw_stats_compute(const pw_stats_particles *p, double link, double h,
 pw_status pw_stats_fragments(const vec3 *x, size_t n, double link, uint32_t *label,
                              size_t *n_fragments, pw_error *err);
 
-/* Reads the attributes the measures need from a frame cache at path (x, v, m, Jp),
+/* Reads the attributes the measures need from a frame cache at path (x, v, m, Jp, xi),
  * then computes as pw_stats_compute with the cache's h and time. */
 pw_status pw_stats_cache(const char *path, double link_h, const pw_collider_desc *colliders,
                          int n_colliders, pw_frame_stats *st, pw_error *err);

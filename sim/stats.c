@@ -159,31 +159,70 @@ static int cmp_size_desc(const void *a, const void *b)
     return p < q ? 1 : (p > q ? -1 : 0);
 }
 
-/* Sizes of the fragments, largest first, into st. */
-static pw_status fragment_sizes(const pw_stats_particles *p, double link, pw_frame_stats *st,
-                                pw_error *err)
+/* Connected sets of the particles x[0..n) at link distance link: their count, the two
+ * largest sizes and how many hold at least 1 % of `total` and at least 5 particles. */
+typedef struct {
+    size_t count, first, second, large, five;
+} fragment_census;
+
+static pw_status census(const vec3 *x, size_t n, double link, size_t total, fragment_census *c,
+                        pw_error *err)
 {
-    uint32_t *label = malloc((p->n ? p->n : 1) * sizeof *label);
-    if (!label) return pw_fail(err, PW_ENOMEM, "stats: cannot allocate for %zu particles", p->n);
+    memset(c, 0, sizeof *c);
+    uint32_t *label = malloc((n ? n : 1) * sizeof *label);
+    if (!label) return pw_fail(err, PW_ENOMEM, "stats: cannot allocate for %zu particles", n);
     size_t nf = 0;
-    pw_status rc = pw_stats_fragments(p->x, p->n, link, label, &nf, err);
+    pw_status rc = pw_stats_fragments(x, n, link, label, &nf, err);
     size_t *size = rc == PW_OK ? calloc(nf ? nf : 1, sizeof *size) : NULL;
     if (rc == PW_OK && !size) rc = pw_fail(err, PW_ENOMEM, "stats: cannot allocate %zu sizes", nf);
     if (rc == PW_OK) {
-        for (size_t i = 0; i < p->n; i++) size[label[i]]++;
+        for (size_t i = 0; i < n; i++) size[label[i]]++;
         qsort(size, nf, sizeof *size, cmp_size_desc);
-        st->fragments = nf;
-        double n = (double)p->n;
-        st->largest_share = nf > 0 ? (double)size[0] / n : 0;
-        st->second_share = nf > 1 ? (double)size[1] / n : 0;
+        c->count = nf;
+        c->first = nf > 0 ? size[0] : 0;
+        c->second = nf > 1 ? size[1] : 0;
         for (size_t k = 0; k < nf; k++) {
-            if ((double)size[k] >= PW_STATS_SHARE * n) st->fragments_large++;
-            if (size[k] >= 5) st->fragments_5++;
+            if ((double)size[k] >= PW_STATS_SHARE * (double)total) c->large++;
+            if (size[k] >= 5) c->five++;
         }
     }
     free(size);
     free(label);
     return rc;
+}
+
+static int broken(const pw_stats_particles *p, size_t i)
+{
+    return p->Jp && p->xi && exp(p->xi[i] * (1 - p->Jp[i])) < PW_STATS_BROKEN;
+}
+
+/* Fragments of all particles, then pieces of the intact ones, into st. */
+static pw_status fragment_sizes(const pw_stats_particles *p, double link, pw_frame_stats *st,
+                                pw_error *err)
+{
+    fragment_census all, intact;
+    pw_status rc = census(p->x, p->n, link, p->n, &all, err);
+    if (rc != PW_OK) return rc;
+    double n = p->n ? (double)p->n : 1;
+    st->fragments = all.count;
+    st->largest_share = (double)all.first / n;
+    st->second_share = (double)all.second / n;
+    st->fragments_large = all.large;
+    st->fragments_5 = all.five;
+
+    vec3 *kept = malloc((p->n ? p->n : 1) * sizeof *kept);
+    if (!kept) return pw_fail(err, PW_ENOMEM, "stats: cannot allocate for %zu particles", p->n);
+    size_t nk = 0;
+    for (size_t i = 0; i < p->n; i++)
+        if (!broken(p, i)) kept[nk++] = p->x[i];
+    rc = census(kept, nk, link, p->n, &intact, err);
+    free(kept);
+    if (rc != PW_OK) return rc;
+    st->broken_share = (double)(p->n - nk) / n;
+    st->pieces_large = intact.large;
+    st->largest_piece = (double)intact.first / n;
+    st->second_piece = (double)intact.second / n;
+    return PW_OK;
 }
 
 /* Share of particles within 2 h of each collider, each measured alone. */
@@ -264,17 +303,18 @@ static const pw_cache_attr *need_attr(const char *path, const pw_cache_frame *cf
 pw_status pw_stats_cache(const char *path, double link_h, const pw_collider_desc *colliders,
                          int n_colliders, pw_frame_stats *st, pw_error *err)
 {
-    static const char *const names[] = {"x", "v", "m", "Jp"};
+    static const char *const names[] = {"x", "v", "m", "Jp", "xi"};
     pw_cache_frame cf;
-    pw_status rc = pw_cache_read(path, names, 4, &cf, err);
+    pw_status rc = pw_cache_read(path, names, 5, &cf, err);
     if (rc != PW_OK) return rc;
     const pw_cache_attr *x = need_attr(path, &cf, "x", 3, err);
     const pw_cache_attr *v = x ? need_attr(path, &cf, "v", 3, err) : NULL;
     const pw_cache_attr *m = v ? need_attr(path, &cf, "m", 1, err) : NULL;
     const pw_cache_attr *jp = m ? need_attr(path, &cf, "Jp", 1, err) : NULL;
-    if (!jp) rc = err ? err->code : PW_EFORMAT;
+    const pw_cache_attr *xi = jp ? need_attr(path, &cf, "xi", 1, err) : NULL;
+    if (!xi) rc = err ? err->code : PW_EFORMAT;
     if (rc == PW_OK) {
-        pw_stats_particles p = {(size_t)cf.count, x->data, v->data, m->data, jp->data};
+        pw_stats_particles p = {(size_t)cf.count, x->data, v->data, m->data, jp->data, xi->data};
         rc = pw_stats_compute(&p, link_h * cf.h, cf.h, colliders, n_colliders, cf.time, st, err);
         if (rc != PW_OK) pw_error_prefix(err, "%s", path);
     }

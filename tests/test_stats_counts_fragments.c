@@ -133,7 +133,7 @@ static void shares_and_sums(void)
         mass += m[i];
         jsum += jp[i];
     }
-    pw_stats_particles p = {n, x, v, m, jp};
+    pw_stats_particles p = {n, x, v, m, jp, NULL};
     pw_collider_desc floor;
     memset(&floor, 0, sizeof floor);
     pw_shape_init(&floor.shape, PW_SHAPE_HALFSPACE);
@@ -153,6 +153,8 @@ static void shares_and_sums(void)
     CHECK_NEAR(st.jp_mean, jsum / (double)n, 1e-12, "Jp mean");
     CHECK(st.lo.x == -3 && st.hi.x == 21 && st.lo.y == 0.25 && st.hi.y == 9, "bounds");
     CHECK_NEAR(st.near_share[0], (2.0 * 100 + 2.0 * 64) / 1515, 1e-15, "near floor");
+    CHECK(st.broken_share == 0 && st.pieces_large == st.fragments_large &&
+          st.largest_piece == st.largest_share, "without xi nothing is broken");
 
     /* bad input */
     pw_error err = {0};
@@ -170,21 +172,50 @@ static void shares_and_sums(void)
     memset(&cf, 0, sizeof cf);
     cf.count = n;
     cf.h = 0.5;
-    pw_cache_attr attrs[4] = {{"x", PW_F64, 3, x}, {"v", PW_F64, 3, v}, {"m", PW_F64, 1, m},
-                              {"Jp", PW_F64, 1, jp}};
+    double *xi = malloc(cap * sizeof *xi);
+    for (size_t i = 0; i < n; i++) xi[i] = 10;
+    pw_cache_attr attrs[5] = {{"Jp", PW_F64, 1, jp}, {"x", PW_F64, 3, x}, {"v", PW_F64, 3, v},
+                              {"m", PW_F64, 1, m}, {"xi", PW_F64, 1, xi}};
     cf.attrs = attrs;
-    cf.n_attrs = 4;
+    cf.n_attrs = 5;
     CHECK(pw_cache_write(path, &cf, &err) == PW_OK, "write: %s", err.msg);
     pw_frame_stats sc;
     CHECK(pw_stats_cache(path, 1.4, &floor, 1, &sc, &err) == PW_OK, "stats of cache: %s", err.msg);
     CHECK(sc.fragments == st.fragments && sc.largest_share == st.largest_share &&
           sc.kinetic_energy == st.kinetic_energy && sc.near_share[0] == st.near_share[0] &&
           sc.link == 0.7, "cache figures differ");
-    cf.n_attrs = 3;
+    cf.attrs = attrs + 1; /* no Jp */
+    cf.n_attrs = 4;
     CHECK(pw_cache_write(path, &cf, &err) == PW_OK, "write: %s", err.msg);
     CHECK(pw_stats_cache(path, 1.4, NULL, 0, &sc, &err) == PW_EFORMAT, "missing Jp accepted");
     CHECK(strstr(err.msg, "stats_frame.pwc") && strstr(err.msg, "'Jp'"), "message: %s", err.msg);
-    free(x), free(v), free(m), free(jp);
+    free(x), free(v), free(m), free(jp), free(xi);
+}
+
+/* A crack that has not opened: a 10^3 lattice (spacing 0.5, link 0.7) whose layer i = 5
+ * has hardened away (J_P = 1.5 with xi = 10: factor e^-5 < 1 %) is one fragment but two
+ * pieces, 500 and 400 particles; J_P = 1.4 (e^-4 = 1.8 %) still holds, and so does any
+ * J_P without hardening (xi = 0). */
+static void cracks_split_pieces(void)
+{
+    size_t n = 1000;
+    vec3 *x = malloc(n * sizeof *x);
+    double *jp = malloc(n * sizeof *jp), *xi = malloc(n * sizeof *xi);
+    lattice(x, v3(0, 0, 0), 10, 10, 10);
+    for (size_t i = 0; i < n; i++) {
+        int layer = (int)(i % 10);
+        jp[i] = layer == 5 ? 1.5 : layer == 2 ? 1.4 : 1.0;
+        xi[i] = 10;
+        if (layer == 7) jp[i] = 20, xi[i] = 0;
+    }
+    pw_stats_particles p = {n, x, NULL, NULL, jp, xi};
+    pw_frame_stats st;
+    CHECK(pw_stats_compute(&p, 0.7, 0.5, NULL, 0, 0.0, &st, NULL) == PW_OK, "crack: compute");
+    CHECK(st.fragments == 1 && st.largest_share == 1, "crack: %zu fragments", st.fragments);
+    CHECK(st.broken_share == 0.1, "crack: broken share %g", st.broken_share);
+    CHECK(st.pieces_large == 2 && st.largest_piece == 0.5 && st.second_piece == 0.4,
+          "crack: %zu pieces, %g and %g", st.pieces_large, st.largest_piece, st.second_piece);
+    free(x), free(jp), free(xi);
 }
 
 int main(void)
@@ -192,5 +223,6 @@ int main(void)
     random_clouds();
     gap_is_exact();
     shares_and_sums();
+    cracks_split_pieces();
     return check_done("stats_counts_fragments");
 }
