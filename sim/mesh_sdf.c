@@ -35,6 +35,7 @@ struct pw_mesh_sdf {
     vec3 lo, hi;     /* [m] scaled mesh bounds */
     double volume;   /* [m^3] */
     size_t n_triangles;
+    size_t band_tests; /* point-triangle distances the narrow band evaluated */
 };
 
 typedef struct {
@@ -203,6 +204,9 @@ static void narrow_band(pw_mesh_sdf *s, const tri_mesh *m, float *dist, int8_t *
             i0[ax] = i0[ax] < 0 ? 0 : i0[ax];
             i1[ax] = i1[ax] > s->n[ax] - 1 ? s->n[ax] - 1 : i1[ax];
         }
+        if (i1[0] >= i0[0] && i1[1] >= i0[1] && i1[2] >= i0[2])
+            s->band_tests += (size_t)(i1[0] - i0[0] + 1) * (size_t)(i1[1] - i0[1] + 1) *
+                             (size_t)(i1[2] - i0[2] + 1);
         for (int k = i0[2]; k <= i1[2]; k++)
             for (int j = i0[1]; j <= i1[1]; j++)
                 for (int i = i0[0]; i <= i1[0]; i++) {
@@ -502,6 +506,13 @@ void pw_mesh_sdf_bounds(const pw_mesh_sdf *s, vec3 *lo, vec3 *hi)
 double pw_mesh_sdf_volume(const pw_mesh_sdf *s) { return s->volume; }
 
 size_t pw_mesh_sdf_triangles(const pw_mesh_sdf *s) { return s->n_triangles; }
+
+size_t pw_mesh_sdf_band_tests(const pw_mesh_sdf *s) { return s->band_tests; }
+
+size_t pw_mesh_sdf_nodes(const pw_mesh_sdf *s)
+{
+    return (size_t)s->n[0] * (size_t)s->n[1] * (size_t)s->n[2];
+}
 
 vec3 pw_mesh_sdf_body_point(const pw_shape *sh, double t, vec3 x, mat3 *world_from_body)
 {

@@ -42,6 +42,13 @@ void pw_mesh_sdf_bounds(const pw_mesh_sdf *s, vec3 *lo, vec3 *hi);
 double pw_mesh_sdf_volume(const pw_mesh_sdf *s);
 size_t pw_mesh_sdf_triangles(const pw_mesh_sdf *s);
 
+/* The work of the build, for tests and benchmarks: grid nodes (the sign search and
+ * the distance sweeps visit each a fixed number of times) and the point-triangle
+ * distances of the narrow band (each triangle against the nodes of its bounding box
+ * grown by the band, so the build stays linear in the mesh, not nodes x triangles). */
+size_t pw_mesh_sdf_nodes(const pw_mesh_sdf *s);
+size_t pw_mesh_sdf_band_tests(const pw_mesh_sdf *s);
+
 /* The body-frame point of world point x at time t for shape sh (any kind: for the
  * analytic kinds the body frame is the one centred on the shape), and the rotation
  * world_from_body (may be NULL) that takes body vectors such as normals to the world. */
