@@ -249,12 +249,12 @@ static pw_status load_density(const pw_scene *sc, int frame, pw_density **out, s
     pw_cache_frame cf;
     if ((rc = pw_cache_read(path, names, 2, &cf, err)) != PW_OK) return rc;
     if (cf.sim_hash != sc->sim_hash) {
+        unsigned long long cache_hash = (unsigned long long)cf.sim_hash; /* freeing clears cf */
         pw_cache_frame_free(&cf);
         return pw_fail(err, PW_EINVAL,
                        "%s: written by a different simulation setup than %s (sim hash %016llx, "
                        "scene %016llx); re-simulate with `powder sim --force`",
-                       path, sc->path, (unsigned long long)cf.sim_hash,
-                       (unsigned long long)sc->sim_hash);
+                       path, sc->path, cache_hash, (unsigned long long)sc->sim_hash);
     }
     const pw_cache_attr *x = pw_cache_find(&cf, "x"), *m = pw_cache_find(&cf, "m");
     if (x->type != PW_F64 || x->components != 3 || m->type != PW_F64 || m->components != 1) {

@@ -137,6 +137,17 @@ int main(void)
           "%s", err6.msg);
     printf("6. frame 1 source %s, after the change %s\n", src_before, src_after);
     CHECK(strcmp(src_before, src_after) != 0, "frame 1 still names the old simulation");
+    /* 6b. rendering the first scene over the changed caches is refused, naming the
+     * cache's own hash (it was once formed after the cache was freed: all zeros) */
+    char hashlog[4096], cache1[4096], want[64];
+    snprintf(hashlog, sizeof hashlog, "%s/hash.txt", dir);
+    snprintf(cache1, sizeof cache1, "%s/cache/tiny.0001.pwc", out);
+    pw_cache_info ci;
+    CHECK(pw_cache_stat(cache1, &ci, &err6) == PW_OK, "%s", err6.msg);
+    snprintf(want, sizeof want, "sim hash %016llx", (unsigned long long)ci.sim_hash);
+    const char *render_old[] = {"render", scene, "--output", out, "--frames", "1", NULL};
+    CHECK(powder_run(hashlog, render_old) == 2, "render over another setup's caches not refused");
+    CHECK(file_contains(hashlog, want), "the message does not name the cache's %s", want);
 
     /* 5. bad input: exit 2 with file and place */
     char bad[4096], badlog[4096];
