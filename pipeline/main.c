@@ -31,6 +31,8 @@ typedef struct {
     int threads, quiet, force, resume, png, help;
     int beauty; /* 'h' --half, 'f' --float, 0: the scene's render.beauty */
     int frame, steps, spp, width_px, height_px;
+    int seed_set;
+    uint64_t seed;
     double radius, elevation_deg, exposure;
     double max_memory; /* [B] 0 = 90% of physical memory */
 } options;
@@ -63,14 +65,15 @@ static void command_help(const char *cmd)
     if (!strcmp(cmd, "run"))
         printf("usage: powder run [scene.json] [--frames SPEC] [--threads N] [--quiet]\n"
                "                  [--force] [--png] [--half|--float] [--output DIR]\n"
-               "                  [--max-memory SIZE]\n\n"
+               "                  [--max-memory SIZE] [--spp N] [--resolution WxH] [--seed S]\n\n"
                "Simulates the shot (continuing from the last complete cache), then renders every\n"
                "frame whose EXR is missing. --force recomputes everything; --png writes PNG\n"
                "previews beside the EXR frames; --output DIR puts caches and frames under DIR.\n"
                "Without a scene, runs the built-in default shot. --half/--float store the\n"
                "beauty RGBA as half or float (default: the scene's render.beauty). A shot that\n"
                "would need more memory than --max-memory (default: 90%% of this machine's) is\n"
-               "refused before seeding.\n");
+               "refused before seeding. --spp, --resolution and --seed replace the scene's\n"
+               "render settings (a quick preview: --spp 4 --resolution 320x180).\n");
     else if (!strcmp(cmd, "sim"))
         printf("usage: powder sim scene.json [--frames SPEC] [--threads N] [--quiet] [--force]\n"
                "                 [--resume] [--output DIR] [--max-memory SIZE]\n\n"
@@ -80,12 +83,13 @@ static void command_help(const char *cmd)
     else if (!strcmp(cmd, "render"))
         printf("usage: powder render scene.json [--look other.json] [--frames SPEC] [--threads N]\n"
                "                    [--quiet] [--resume] [--png] [--half|--float]\n"
-               "                    [--output DIR]\n\n"
+               "                    [--output DIR] [--spp N] [--resolution WxH] [--seed S]\n\n"
                "Renders existing caches to EXR frames. --look takes camera, lights, medium,\n"
                "surfaces and render settings from another file (a file with only a \"render\"\n"
                "section is enough); its frames go to a subdirectory named after the look file.\n"
                "--resume skips frames whose EXR already exists and reads back. --half/--float\n"
-               "store the beauty RGBA as half or float (depth.Z is always float).\n");
+               "store the beauty RGBA as half or float (depth.Z is always float). --spp,\n"
+               "--resolution and --seed replace the render settings (after the look's).\n");
     else if (!strcmp(cmd, "turntable"))
         printf("usage: powder turntable scene.json [--frame N] [--steps K] [--radius M]\n"
                "                       [--elevation DEG] [--spp N] [--resolution WxH]\n"
@@ -129,12 +133,38 @@ static int parse_double_arg(const char *name, const char *v, double lo, double h
     return 1;
 }
 
+/* The options each command uses; any other is refused rather than ignored. */
+static int option_allowed(const char *command, const char *name)
+{
+    static const struct {
+        const char *command, *options;
+    } table[] = {
+        {"run", " --frames --threads --quiet --force --png --half --float --output --max-memory"
+                " --spp --resolution --seed "},
+        {"sim", " --frames --threads --quiet --force --resume --output --max-memory "},
+        {"render", " --look --frames --threads --quiet --resume --png --half --float --output"
+                   " --spp --resolution --seed "},
+        {"turntable", " --frame --steps --radius --elevation --spp --resolution --output"
+                      " --threads --quiet --half --float "},
+        {"info", " "},
+        {"png", " --exposure --quiet "},
+    };
+    if (!strcmp(name, "--help") || !strcmp(name, "-h")) return 1;
+    if (!strcmp(name, "-q")) name = "--quiet";
+    char word[64];
+    snprintf(word, sizeof word, " %s ", name);
+    for (size_t k = 0; k < sizeof table / sizeof *table; k++)
+        if (!strcmp(table[k].command, command)) return strstr(table[k].options, word) != NULL;
+    return 0;
+}
+
 /* Returns 1 on success; prints the problem and returns 0 otherwise. */
 static int parse_options(int argc, char **argv, options *o)
 {
     static const char *const with_value[] = {"--frames", "--threads", "--look", "--output",
                                              "--frame", "--steps", "--radius", "--elevation",
-                                             "--spp", "--resolution", "--exposure", "--max-memory", NULL};
+                                             "--spp", "--resolution", "--exposure", "--max-memory",
+                                             "--seed", NULL};
     for (int a = 2; a < argc; a++) {
         const char *arg = argv[a];
         pw_cli_token tok;
@@ -152,6 +182,11 @@ static int parse_options(int argc, char **argv, options *o)
             continue;
         }
         const char *name = tok.name, *value = tok.value;
+        if (!option_allowed(o->command, name)) {
+            fprintf(stderr, "powder %s: '%s' is not an option of %s (see powder %s --help)\n",
+                    o->command, name, o->command, o->command);
+            return 0;
+        }
         if (!strcmp(name, "--help") || !strcmp(name, "-h")) o->help = 1;
         else if (!strcmp(name, "--quiet") || !strcmp(name, "-q")) o->quiet = 1;
         else if (!strcmp(name, "--force")) o->force = 1;
@@ -169,6 +204,16 @@ static int parse_options(int argc, char **argv, options *o)
             if (!parse_int_arg(name, value, 1, 3600, &o->steps)) return 0;
         } else if (!strcmp(name, "--spp")) {
             if (!parse_int_arg(name, value, 1, 1 << 20, &o->spp)) return 0;
+        } else if (!strcmp(name, "--seed")) {
+            char *end;
+            unsigned long long x = strtoull(value, &end, 10);
+            if (!*value || *end || value[0] == '-') {
+                fprintf(stderr, "powder %s: --seed '%s': expected a whole number >= 0\n",
+                        o->command, value);
+                return 0;
+            }
+            o->seed = x;
+            o->seed_set = 1;
         } else if (!strcmp(name, "--radius")) {
             if (!parse_double_arg(name, value, 1e-6, 1e6, &o->radius)) return 0;
         } else if (!strcmp(name, "--elevation")) {
@@ -260,6 +305,17 @@ static int check_memory(const options *o, const pw_scene *sc)
     return 0;
 }
 
+/* --spp, --resolution, --seed: the command line has the last word on render settings. */
+static void apply_render_overrides(const options *o, pw_scene *sc)
+{
+    if (o->spp) sc->render.spp = o->spp;
+    if (o->width_px) {
+        sc->camera.width_px = o->width_px;
+        sc->camera.height_px = o->height_px;
+    }
+    if (o->seed_set) sc->render.seed = o->seed;
+}
+
 static int frame_list(const options *o, const pw_scene *sc, pw_frame_list *fl)
 {
     pw_error err = {0};
@@ -300,6 +356,7 @@ static int cmd_sim_or_run(const options *o, pw_scene *sc, int render_too)
 {
     int rc = load_scene(o, render_too, sc);
     if (rc) return rc;
+    apply_render_overrides(o, sc);
     pw_frame_list fl;
     if ((rc = frame_list(o, sc, &fl))) return rc;
     int last = fl.frames[fl.count - 1];
@@ -346,6 +403,7 @@ static int cmd_render(const options *o, pw_scene *sc, int unused)
     /* --output was applied with the scene; the look decides where its frames go */
     if (o->look && pw_shot_apply_output_and_look(sc, o->output, o->look, &err) != PW_OK)
         return fail(&err);
+    apply_render_overrides(o, sc);
     pw_frame_list fl;
     if ((rc = frame_list(o, sc, &fl))) return rc;
     pw_progress progress;
