@@ -259,9 +259,10 @@ pw_status pw_seed_estimate(const pw_body_desc *b, double h, size_t *count, pw_er
         volume += fabs(v) * s->scale * s->scale * s->scale;
     }
     double n = round(b->particles_per_cell) * volume / (h * h * h);
-    if (!(n < SEED_MAX_CANDIDATES))
-        return pw_fail(err, PW_ENOMEM, "snow body: about %.3g particles at h = %g m is beyond "
-                       "the limit of %.3g", n, h, SEED_MAX_CANDIDATES);
+    if (!(n < SEED_MAX_CANDIDATES)) /* bad input, not a failure of the work */
+        return pw_fail(err, PW_EINVAL, "about %.3g particles at sim.h = %g m, beyond what one "
+                       "body can hold (%.3g, whatever sim.max_particles says): coarsen sim.h, "
+                       "lower particles_per_cell or shrink the body", n, h, SEED_MAX_CANDIDATES);
     *count = (size_t)llround(n);
     return PW_OK;
 }

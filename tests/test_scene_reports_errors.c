@@ -163,6 +163,8 @@ static const error_case cases[] = {
      {"output.caches", "found 2"}},
     {"5.13", SIM, "\"max_particles\": 100, " SIM,
      {"scene.json: sim.bodies: about ", "over the budget sim.max_particles = 100"}},
+    {"5.17", SIM, "\"h\": 0.0001, " SIM,
+     {"scene.json: sim.bodies[0]: about ", "sim.h = ", "sim.max_particles"}},
     {"5.14", SPHERE, "{\"type\": \"mesh\", \"path\": \"no_such_mesh.obj\"}",
      {"sim.bodies[0].shapes[0].path: cannot open", "scenes/no_such_mesh.obj'"}},
     {"5.15", REND, "\"surfaces\": [{\"shape\": {\"type\": \"sphere\", \"radius\": 1}, \"size\": 2}], "
