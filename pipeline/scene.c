@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pw_file.h"
 
@@ -188,6 +189,8 @@ static uint64_t compute_sim_hash(json_t *sim, const pw_scene *s)
     return hash;
 }
 
+static void store_render_json(json_t *render, pw_scene *s);
+
 static pw_status parse_doc(const sc_ctx *c, json_t *root, pw_scene *s)
 {
     pw_status rc = sc_check_keys(c, root, "", keys_top);
@@ -205,7 +208,42 @@ static pw_status parse_doc(const sc_ctx *c, json_t *root, pw_scene *s)
         (rc = parse_output(c, root, s)) != PW_OK || (rc = check_budget(c, s)) != PW_OK)
         return rc;
     s->sim_hash = compute_sim_hash(sim, s);
+    store_render_json(render, s);
     return PW_OK;
+}
+
+/* Sets obj[key] to the absolute form of the already resolved, existing path. */
+static void set_absolute_path(json_t *obj, const char *key, const char *resolved)
+{
+    char cwd[4096], abs[8200];
+    if (!obj) return;
+    if (resolved[0] == '/')
+        snprintf(abs, sizeof abs, "%s", resolved);
+    else if (getcwd(cwd, sizeof cwd))
+        snprintf(abs, sizeof abs, "%s/%s", cwd, resolved);
+    else
+        return;
+    json_object_set_new(obj, key, json_string(abs));
+}
+
+/* Keeps the render section (as parsed, defaults written in) for looks to merge into;
+ * its relative asset paths are made absolute, since a look's resolve elsewhere. */
+static void store_render_json(json_t *render, pw_scene *s)
+{
+    s->render_json[0] = '\0';
+    json_t *copy = json_deep_copy(render);
+    if (!copy) return;
+    json_t *env = json_object_get(json_object_get(copy, "lights"), "envmap");
+    if (env && s->lights.envmap_path[0]) set_absolute_path(env, "path", s->lights.envmap_path);
+    json_t *list = json_object_get(copy, "surfaces");
+    for (int k = 0; k < s->n_surfaces && k < (int)json_array_size(list); k++)
+        if (s->surfaces[k].shape.kind == PW_SHAPE_MESH)
+            set_absolute_path(json_object_get(json_array_get(list, (size_t)k), "shape"), "path",
+                              s->surfaces[k].shape.path);
+    char *text = json_dumps(copy, JSON_COMPACT);
+    if (text && strlen(text) < sizeof s->render_json) strcpy(s->render_json, text);
+    free(text);
+    json_decref(copy);
 }
 
 /* jansson's text into our error model; an empty document gets a plainer message. */
@@ -301,12 +339,21 @@ pw_status pw_scene_apply_look(pw_scene *scene, const char *look_path, pw_error *
     char dir[4096], ignored[1024];
     dir_of(look_path, dir, sizeof dir);
     sc_ctx c = {look_path, dir, err};
-    json_t *render;
+    json_t *render, *merged = NULL;
     if ((rc = sc_check_keys(&c, root, "", keys_look)) == PW_OK &&
         (rc = sc_string(&c, root, "", "name", "", ignored, sizeof ignored)) == PW_OK &&
         (rc = sc_string(&c, root, "", "comment", "", ignored, sizeof ignored)) == PW_OK &&
-        (rc = sc_get_object(&c, root, "", "render", 1, &render)) == PW_OK &&
-        (rc = sc_render(&c, render, tmp)) == PW_OK) {
+        (rc = sc_get_object(&c, root, "", "render", 1, &render)) == PW_OK) {
+        /* the look's keys over the scene's render section */
+        merged = scene->render_json[0] ? json_loads(scene->render_json, 0, NULL) : json_object();
+        if (!merged || json_object_update(merged, render) != 0)
+            rc = pw_fail(err, PW_ENOMEM, "%s: out of memory", look_path);
+        else
+            rc = sc_render(&c, merged, tmp);
+    }
+    if (rc == PW_OK) {
+        store_render_json(merged, tmp); /* a further look goes over this one */
+        memcpy(scene->render_json, tmp->render_json, sizeof scene->render_json);
         scene->camera = tmp->camera;
         scene->medium = tmp->medium;
         scene->lights = tmp->lights;
@@ -320,6 +367,7 @@ pw_status pw_scene_apply_look(pw_scene *scene, const char *look_path, pw_error *
         scene->png_exposure = tmp->png_exposure;
     }
     free(tmp);
+    json_decref(merged);
     json_decref(root);
     return rc;
 }

@@ -67,6 +67,11 @@ typedef struct {
      * setup are refused on re-render. Render values, frames.end and the particle
      * budget do not enter it. */
     uint64_t sim_hash;
+
+    /* The scene's render section as JSON with its asset paths made absolute, so that a
+     * look can replace only the keys it names (pw_scene_apply_look); "" when it did
+     * not fit. */
+    char render_json[65536];
 } pw_scene;
 
 /* Reads and validates the scene file at path into *out. *out is large (a few MB):
@@ -81,11 +86,13 @@ pw_status pw_scene_load(const char *path, pw_scene *out, pw_error *err);
 pw_status pw_scene_parse(const char *name, const char *json_text, size_t len,
                          const char *base_dir, pw_scene *out, pw_error *err);
 
-/* Replaces camera, lights, medium, surfaces and render/output settings of *scene with
- * those of a "look" file, which holds a "render" section and optionally "name" and
+/* Applies a "look" file, which holds a "render" section and optionally "name" and
  * "comment" (which describe the look and are not applied); any other top-level key is
- * an error. The simulation (and sim_hash) is untouched. On failure *scene is
- * unchanged. Asset paths in the look resolve against the look file's directory. */
+ * an error. Each key the look's render section names (camera, spp, lights, surfaces...)
+ * replaces the scene's whole value for that key; the keys it does not name keep the
+ * scene's, so {"render": {"spp": 4}} is a look. The simulation (and sim_hash) is
+ * untouched. On failure *scene is unchanged. Asset paths in the look resolve against
+ * the look file's directory, the scene's against the scene's. */
 pw_status pw_scene_apply_look(pw_scene *scene, const char *look_path, pw_error *err);
 
 /* The built-in default shot: a ~2e4-particle snowball of radius 0.1 m (h = 0.01 m)

@@ -349,7 +349,7 @@ static void case_frame_path(void)
     }
 }
 
-/* 6. a look file replaces the render section and keeps the simulation */
+/* 6. a look file replaces the render keys it names, keeps the others and the simulation */
 static void case_look(pw_scene *s)
 {
     pw_error err = {0};
@@ -371,17 +371,42 @@ static void case_look(pw_scene *s)
     pw_status rc = pw_scene_apply_look(s, POWDER_TEST_TMP "/scene_look.json", &err);
     CHECK(rc == PW_OK, "look: %s", err.msg);
     EQV(s->camera.eye, 4, 5, 6);
+    EQV(s->camera.up, 0, 1, 0); /* the look's camera replaces the scene's whole camera */
     EQ(s->render.spp, 8);
-    EQ(s->camera.width_px, 640);
+    EQ(s->camera.width_px, 800); /* not named by the look: the scene's */
+    EQ(s->render.seed, 7);
     CHECK(strcmp(s->lights.envmap_path, POWDER_TEST_TMP "/scene_look_sky.exr") == 0,
           "envmap path %s", s->lights.envmap_path);
     EQ(s->lights.envmap_intensity, 2);
     EQ(s->lights.envmap_rotation_deg, 30);
-    EQV(s->lights.sky_radiance, 0, 0, 0);
-    EQ(s->n_surfaces, 0);
-    EQ(s->draw_colliders, 1);
+    EQV(s->lights.sky_radiance, 0, 0, 0); /* the look's lights replace all of the scene's */
+    EQV(s->lights.sun_irradiance, 0, 0, 0);
+    EQ(s->n_surfaces, 2);
+    EQ(s->draw_colliders, 0);
+    EQ(s->medium.sigma_t_ref, 500);
     CHECK(strcmp(s->name, "full_test") == 0, "the look's name was applied: %s", s->name);
     CHECK(s->sim_hash == hash && s->sim.h == h && s->n_colliders == 2, "look changed the sim");
+    /* 6b. a partial look over that: only spp changes, the first look's envmap stays */
+    f = fopen(POWDER_TEST_TMP "/scene_look_spp.json", "wb");
+    if (!f) return;
+    fputs("{\"render\": {\"spp\": 4}}", f);
+    fclose(f);
+    rc = pw_scene_apply_look(s, POWDER_TEST_TMP "/scene_look_spp.json", &err);
+    CHECK(rc == PW_OK, "partial look: %s", err.msg);
+    EQ(s->render.spp, 4);
+    EQV(s->camera.eye, 4, 5, 6);
+    EQ(s->camera.width_px, 800);
+    CHECK(strcmp(s->lights.envmap_path, POWDER_TEST_TMP "/scene_look_sky.exr") == 0,
+          "envmap path after a partial look %s", s->lights.envmap_path);
+    /* 6c. a bad value in a partial look is refused with the look's name; nothing changes */
+    f = fopen(POWDER_TEST_TMP "/scene_look_bad.json", "wb");
+    if (!f) return;
+    fputs("{\"render\": {\"spp\": 0}}", f);
+    fclose(f);
+    rc = pw_scene_apply_look(s, POWDER_TEST_TMP "/scene_look_bad.json", &err);
+    CHECK(rc != PW_OK && strstr(err.msg, "scene_look_bad.json") && strstr(err.msg, "render.spp"),
+          "bad partial look: %s", err.msg);
+    EQ(s->render.spp, 4);
     /* 7. frame times */
     NEAR(pw_scene_frame_time(s, 3), 0.0);
     NEAR(pw_scene_frame_time(s, 18), 0.5);
