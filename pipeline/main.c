@@ -352,10 +352,27 @@ static int with_scene(const options *o, scene_command command, int arg)
     return rc;
 }
 
+/* The default shot has no scene file: its JSON goes beside its frames, so the commands
+ * that take a scene (render --look, turntable, export, stats) can follow a run. */
+static int write_default_scene(const options *o, const pw_scene *sc)
+{
+    char dir[4096], path[4300];
+    snprintf(dir, sizeof dir, "%s", sc->frame_pattern);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = '\0';
+    else snprintf(dir, sizeof dir, ".");
+    snprintf(path, sizeof path, "%s/%s.json", dir, sc->name);
+    pw_error err = {0};
+    if (pw_scene_write_default(sc, path, &err) != PW_OK) return fail(&err);
+    if (!o->quiet) printf("powder: scene: %s (powder render %s re-renders it)\n", path, path);
+    return 0;
+}
+
 static int cmd_sim_or_run(const options *o, pw_scene *sc, int render_too)
 {
     int rc = load_scene(o, render_too, sc);
     if (rc) return rc;
+    if (o->n_positional == 0 && (rc = write_default_scene(o, sc))) return rc;
     apply_render_overrides(o, sc);
     pw_frame_list fl;
     if ((rc = frame_list(o, sc, &fl))) return rc;

@@ -374,6 +374,45 @@ pw_status pw_scene_apply_look(pw_scene *scene, const char *look_path, pw_error *
 
 const char *pw_scene_default_json(void) { return default_json; }
 
+/* pattern made absolute against the current directory into out */
+static int absolute_pattern(const char *pattern, char *out, size_t cap)
+{
+    char cwd[4096];
+    if (pattern[0] == '/') return snprintf(out, cap, "%s", pattern) < (int)cap;
+    if (!getcwd(cwd, sizeof cwd)) return 0;
+    int n = snprintf(out, cap, "%s/%s", cwd, pattern);
+    return n > 0 && (size_t)n < cap;
+}
+
+pw_status pw_scene_write_default(const pw_scene *sc, const char *path, pw_error *err)
+{
+    char caches[8192], frames[8192];
+    if (!absolute_pattern(sc->cache_pattern, caches, sizeof caches) ||
+        !absolute_pattern(sc->frame_pattern, frames, sizeof frames))
+        return pw_fail(err, PW_EINVAL, "%s: output paths too long", path);
+    json_t *root = json_loads(default_json, 0, NULL);
+    json_t *out = json_pack("{ssss}", "caches", caches, "frames", frames);
+    char *text = NULL;
+    if (root && out && json_object_set_new(root, "output", out) == 0) {
+        out = NULL;
+        text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    }
+    json_decref(out);
+    json_decref(root);
+    if (!text) return pw_fail(err, PW_ENOMEM, "%s: out of memory", path);
+    pw_atomic_file f;
+    pw_status rc = pw_mkdir_parent(path, err);
+    if (rc == PW_OK && (rc = pw_atomic_begin(&f, path, err)) == PW_OK) {
+        if ((rc = pw_atomic_write(&f, text, strlen(text), err)) == PW_OK &&
+            (rc = pw_atomic_write(&f, "\n", 1, err)) == PW_OK)
+            rc = pw_atomic_commit(&f, err);
+        else
+            pw_atomic_abort(&f);
+    }
+    free(text);
+    return rc;
+}
+
 void pw_scene_default(pw_scene *out)
 {
     pw_error err = {0};

@@ -86,6 +86,11 @@ pw_status pw_scene_load(const char *path, pw_scene *out, pw_error *err);
 pw_status pw_scene_parse(const char *name, const char *json_text, size_t len,
                          const char *base_dir, pw_scene *out, pw_error *err);
 
+/* Writes the built-in default shot as a scene file at path (atomically), with an
+ * "output" section holding sc's cache and frame patterns made absolute, so `powder
+ * render PATH`, `turntable` and `export` find what `powder run` made of it. */
+pw_status pw_scene_write_default(const pw_scene *sc, const char *path, pw_error *err);
+
 /* Applies a "look" file, which holds a "render" section and optionally "name" and
  * "comment" (which describe the look and are not applied); any other top-level key is
  * an error. Each key the look's render section names (camera, spp, lights, surfaces...)

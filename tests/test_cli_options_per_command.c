@@ -5,7 +5,8 @@
  *
  * The tiny fixture shot (about 900 particles) is simulated to frame 1, then frame 1 is
  * rendered at 40x20: the image has that size, --seed picks the noise (same seed, same
- * pixels; another seed, other pixels) and --spp changes the estimate. */
+ * pixels; another seed, other pixels) and --spp changes the estimate. Last, the
+ * default shot's run writes its scene, which a partial look then re-renders. */
 #include "check.h"
 #include "exr.h"
 #include "pipeline_fixture.h"
@@ -81,5 +82,21 @@ int main(void)
     CHECK(!same_pixels(a, c, w * h), "--seed 8 gave the pixels of --seed 7");
     CHECK(!same_pixels(a, d, w * h), "--spp 1 gave the pixels of --spp 2");
     free(a), free(b), free(c), free(d);
+
+    /* 4. the default shot (no scene file) writes its scene beside its frames, and the
+     * commands that need a scene follow it: a partial look re-renders frame 0 */
+    char dflt[4200], written[4300], look[4300], exr[4400];
+    snprintf(dflt, sizeof dflt, "%s/default", dir);
+    snprintf(written, sizeof written, "%s/snowball.json", dflt);
+    snprintf(look, sizeof look, "%s/quick.json", dir);
+    fixture_write(look, "{\"render\": {\"spp\": 1, \"resolution\": [32, 18]}}\n");
+    const char *run_default[] = {"run", "--frames", "0", "--output", dflt, "--quiet",
+                                 "--spp", "1", "--resolution", "32x18", NULL};
+    CHECK(powder_run(log, run_default) == 0, "default run failed (see %s)", log);
+    CHECK(file_exists(written), "the default run wrote no scene at %s", written);
+    const char *rerender[] = {"render", written, "--look", look, "--frames", "0", "--quiet", NULL};
+    CHECK(powder_run(log, rerender) == 0, "re-render of the written scene failed (see %s)", log);
+    snprintf(exr, sizeof exr, "%s/quick/snowball.0000.exr", dflt);
+    CHECK(file_exists(exr), "no frame %s", exr);
     return check_done("cli_options_per_command");
 }
