@@ -131,8 +131,9 @@ typedef struct {
  * samples whose primary ray met the medium (a real collision, so its expectation is
  * 1 - transmittance) or a surface. Colour is premultiplied and includes what is seen of
  * the sky or environment through the holes, which therefore adds colour at alpha 0.
- * Optional AOVs (settings.aov_depth, aov_albedo): depth = mean distance [m] from the eye
- * to the first event over the samples that had one (INFINITY if none); albedo = mean
+ * Optional AOVs (settings.aov_depth, aov_albedo): depth = mean planar camera z [m]
+ * (along the view axis) of the first event over the samples that had one (INFINITY if
+ * none); albedo = mean
  * albedo at that event. progress and stats may be NULL. One frame at a time per
  * renderer. */
 pw_status pw_render_frame(pw_renderer *r, const pw_density *d, pw_image *out,

@@ -276,7 +276,8 @@ static void render_tile(const pw_renderer *r, const pw_density *d, pw_image *out
                 *cut += (uint64_t)res.cut;
                 if (res.hit) {
                     nhit += 1;
-                    depth += res.depth;
+                    /* planar camera z, as compositors' depth nodes expect, not ray length */
+                    depth += res.depth * v3_dot(dir, r->cam.forward);
                     alb = v3_add(alb, res.albedo);
                 }
             }
