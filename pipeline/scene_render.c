@@ -8,7 +8,7 @@
 static const char *const keys_render[] = {
     "camera",  "resolution",  "spp",    "max_depth", "rr_start_depth", "seed",
     "subdiv",  "aovs",        "compression", "beauty", "png_exposure", "medium",
-    "lights",  "surfaces",    "draw_colliders", "collider_color", NULL};
+    "lights",  "surfaces",    "draw_colliders", "collider_color", "background", NULL};
 static const char *const keys_camera[] = {"eye", "target", "up", "fov_deg", NULL};
 static const char *const keys_medium[] = {"sigma_t", "rho_ref", "albedo", "g", NULL};
 static const char *const keys_lights[] = {"sun", "sky", "envmap", NULL};
@@ -18,6 +18,7 @@ static const char *const keys_envmap[] = {"path", "intensity", "rotation_deg", N
 static const char *const keys_surface[] = {"shape", "color", "size", NULL};
 static const char *const compressions[] = {"zip", "piz", "none", NULL};
 static const char *const beauties[] = {"half", "float", NULL};
+static const char *const backgrounds[] = {"sky", "transparent", NULL};
 static const char *const aov_names[] = {"depth", "albedo", NULL};
 
 #define MAX_SIDE_PX 16384
@@ -240,6 +241,8 @@ pw_status sc_render(const sc_ctx *c, json_t *render, pw_scene *s)
         (rc = sc_enum(c, render, "render", "compression", 0, compressions,
                       &s->exr_compression)) != PW_OK ||
         (rc = sc_enum(c, render, "render", "beauty", 0, beauties, &s->exr_float)) != PW_OK ||
+        (rc = sc_enum(c, render, "render", "background", 0, backgrounds,
+                      &r->transparent_background)) != PW_OK ||
         (rc = sc_number(c, render, "render", "png_exposure", 0, 0, exposure,
                         &s->png_exposure)) != PW_OK ||
         (rc = parse_medium(c, render, &s->medium)) != PW_OK ||

@@ -49,6 +49,8 @@ typedef struct {
     int subdiv;               /* render grid spacing = sim h / subdiv (1)           */
     int aov_depth;            /* write depth.Z                                      */
     int aov_albedo;           /* write albedo.R/G/B                                 */
+    int transparent_background; /* camera rays that see only sky or sun add nothing,
+                                   so RGB = 0 where alpha = 0 (premultiplied)        */
 } pw_render_settings;
 
 /* ---- stage 2: rasterization -------------------------------------------- */

@@ -155,6 +155,7 @@ static void trace_path(const pw_renderer *r, const pw_density *d, vec3 o, vec3 d
             /* escaped: the environment (MIS with light sampling), the sun for camera rays */
             vec3 Le = pw_lights_env_eval(L, dir);
             if (res->events == 0) {
+                if (r->s.transparent_background) return; /* a plate goes behind instead */
                 res->L = v3_add(res->L, v3_mul(beta, v3_add(Le, pw_lights_sun_eval(L, dir))));
             } else {
                 double w = pw_mis_power(lobe_pdf, pw_lights_env_pdf(L, dir));
