@@ -46,7 +46,8 @@ typedef struct {
     int rr_start_depth;       /* Russian roulette starts after this many events     */
     uint64_t seed;            /* image noise seed                                   */
     int threads;              /* 0 = OpenMP default                                 */
-    int subdiv;               /* render grid spacing = sim h / subdiv (1)           */
+    int subdiv;               /* render grid spacing = sim h / subdiv               */
+    int raster;               /* pw_raster_kind of stage 2                          */
     int aov_depth;            /* write depth.Z                                      */
     int aov_albedo;           /* write albedo.R/G/B                                 */
 } pw_render_settings;
@@ -65,6 +66,26 @@ typedef struct pw_density pw_density;
 pw_density *pw_density_rasterize(const double *x, const double *m, size_t n, double h_sim,
                                  int subdiv, pw_error *err);
 void pw_density_destroy(pw_density *d); /* NULL is a no-op */
+
+/* The default for shots (render/raster_bounded.c, render/docs/bounded-raster.md): the
+ * density at spacing h = h_sim / subdiv (1..16; 4 for shots) as the paper's B-spline
+ * density at spacing 2 h_sim (smooth inside, low where the snow is loose) made uniform
+ * up to, and cut off at, the particles' level set (Zhu and Bridson 2005, radius
+ * 0.31 h_sim, search radius h_sim), antialiased over one fine spacing. Mass is
+ * conserved to rounding. Same grid type, errors and determinism as
+ * pw_density_rasterize. */
+pw_density *pw_density_rasterize_bounded(const double *x, const double *m, size_t n,
+                                         double h_sim, int subdiv, pw_error *err);
+
+/* Stage-2 choice of render.raster. */
+typedef enum {
+    PW_RASTER_BOUNDED = 0,    /* pw_density_rasterize_bounded (default)             */
+    PW_RASTER_BSPLINE = 1     /* pw_density_rasterize: the paper's                  */
+} pw_raster_kind;
+
+/* Dispatches to the rasterizer of kind. */
+pw_density *pw_density_build(pw_raster_kind kind, const double *x, const double *m, size_t n,
+                             double h_sim, int subdiv, pw_error *err);
 
 /* World bounds [m] of the region where the density can be nonzero. PW_EINVAL when the
  * grid is empty. */
