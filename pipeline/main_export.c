@@ -108,7 +108,7 @@ static const char *const help_text =
     "usage: powder export vdb|ply scene.json [--frames SPEC] [--output DIR] [--quiet]\n"
     "\n"
     "Writes files that Houdini, Blender and Nuke open directly, one per cached frame:\n"
-    "  vdb  the stage-2 density (as rendered, render.subdiv applied) as an OpenVDB\n"
+    "  vdb  the stage-2 density (as rendered: render.raster, render.subdiv) as an OpenVDB\n"
     "       FloatGrid named 'density' [kg/m^3]; voxel (i,j,k) is centred at (i,j,k)*h\n"
     "  ply  the particles as binary little-endian PLY: x y z [m], vx vy vz [m/s],\n"
     "       density [kg/m^3] = m / (V0 det(Fe) Jp), jp = det(Fp)\n"
@@ -196,8 +196,9 @@ static pw_status export_vdb_frame(const pw_scene *sc, const char *cache, const c
         pw_cache_frame_free(&cf);
         return pw_fail(err, PW_EFORMAT, "%s: attributes x/m are not float64 vec3/scalar", cache);
     }
-    pw_density *d = pw_density_rasterize(x->data, m->data, (size_t)cf.count, cf.h,
-                                         sc->render.subdiv > 0 ? sc->render.subdiv : 1, err);
+    pw_density *d = pw_density_build((pw_raster_kind)sc->render.raster, x->data, m->data,
+                                     (size_t)cf.count, cf.h,
+                                     sc->render.subdiv > 0 ? sc->render.subdiv : 1, err);
     pw_cache_frame_free(&cf);
     if (!d) return err ? err->code : PW_ENOMEM;
     rc = pw_export_vdb_density(out, d, meta, n_voxels, err);

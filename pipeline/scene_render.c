@@ -7,7 +7,7 @@
 
 static const char *const keys_render[] = {
     "camera",  "resolution",  "spp",    "max_depth", "rr_start_depth", "seed",
-    "subdiv",  "aovs",        "compression", "beauty", "png_exposure", "medium",
+    "subdiv",  "raster", "aovs",        "compression", "beauty", "png_exposure", "medium",
     "lights",  "surfaces",    "draw_colliders", "collider_color", NULL};
 static const char *const keys_camera[] = {"eye", "target", "up", "fov_deg", NULL};
 static const char *const keys_medium[] = {"sigma_t", "rho_ref", "albedo", "g", NULL};
@@ -18,6 +18,8 @@ static const char *const keys_envmap[] = {"path", "intensity", "rotation_deg", N
 static const char *const keys_surface[] = {"shape", "color", "size", NULL};
 static const char *const compressions[] = {"zip", "piz", "none", NULL};
 static const char *const beauties[] = {"half", "float", NULL};
+/* in pw_raster_kind order */
+static const char *const rasters[] = {"bounded", "bspline", NULL};
 static const char *const aov_names[] = {"depth", "albedo", NULL};
 
 #define MAX_SIDE_PX 16384
@@ -234,8 +236,12 @@ pw_status sc_render(const sc_ctx *c, json_t *render, pw_scene *s)
         (rc = sc_int(c, render, "render", "rr_start_depth", 0, 64, 0, 1 << 30,
                      "the Russian roulette start", &rr)) != PW_OK ||
         (rc = sc_int(c, render, "render", "seed", 0, 0, 0, INT64_MAX, "the seed", &seed)) ||
-        (rc = sc_int(c, render, "render", "subdiv", 0, 1, 1, 8,
-                     "the render grid subdivision", &subdiv)) != PW_OK ||
+        (rc = sc_enum(c, render, "render", "raster", PW_RASTER_BOUNDED, rasters,
+                      &r->raster)) != PW_OK ||
+        /* the bounded raster draws its edge over one render spacing: h / 4 makes it
+         * 0.27 h (render/docs/bounded-raster.md); the paper's B-spline is at h */
+        (rc = sc_int(c, render, "render", "subdiv", 0, r->raster == PW_RASTER_BOUNDED ? 4 : 1,
+                     1, 8, "the render grid subdivision", &subdiv)) != PW_OK ||
         (rc = parse_aovs(c, render, r)) != PW_OK ||
         (rc = sc_enum(c, render, "render", "compression", 0, compressions,
                       &s->exr_compression)) != PW_OK ||

@@ -262,7 +262,8 @@ static pw_status load_density(const pw_scene *sc, int frame, pw_density **out, s
         return pw_fail(err, PW_EFORMAT, "%s: attributes x/m are not float64 vec3/scalar", path);
     }
     *count = (size_t)cf.count;
-    *out = pw_density_rasterize(x->data, m->data, (size_t)cf.count, cf.h,
+    *out = pw_density_build((pw_raster_kind)sc->render.raster, x->data, m->data,
+                                (size_t)cf.count, cf.h,
                                 sc->render.subdiv > 0 ? sc->render.subdiv : 1, err);
     pw_cache_frame_free(&cf);
     return *out ? PW_OK : (err ? err->code : PW_ENOMEM);

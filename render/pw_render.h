@@ -68,12 +68,12 @@ pw_density *pw_density_rasterize(const double *x, const double *m, size_t n, dou
 void pw_density_destroy(pw_density *d); /* NULL is a no-op */
 
 /* The default for shots (render/raster_bounded.c, render/docs/bounded-raster.md): the
- * density at spacing h = h_sim / subdiv (1..16; 4 for shots) as the paper's B-spline
- * density at spacing 2 h_sim (smooth inside, low where the snow is loose) made uniform
- * up to, and cut off at, the particles' level set (Zhu and Bridson 2005, radius
- * 0.31 h_sim, search radius h_sim), antialiased over one fine spacing. Mass is
- * conserved to rounding. Same grid type, errors and determinism as
- * pw_density_rasterize. */
+ * density at spacing h = h_sim / subdiv (1..16; 4 for shots) as the particles' density
+ * smoothed at 2 h_sim (smooth inside, low where the snow is loose) divided by the share
+ * of its footprint inside the particles' level set (Zhu and Bridson 2005, particle
+ * radius 0.48 h_sim, search radius 2 h_sim) and cut off there, antialiased over one
+ * fine spacing. Mass is conserved to rounding. Same grid type, errors and determinism
+ * as pw_density_rasterize. */
 pw_density *pw_density_rasterize_bounded(const double *x, const double *m, size_t n,
                                          double h_sim, int subdiv, pw_error *err);
 

@@ -2,22 +2,22 @@
  * packed snow and sharp at its surface, on a render grid finer than the simulation grid.
  * The investigation behind it is render/docs/bounded-raster.md.
  *
- *   rho_i = alpha_i * sum_X T(x_i - X) Q_X,   Q_X = M_X / A_X,
- *   A_X   = sum_i alpha_i T(x_i - X) (h_r / H)^3
+ *   rho_i = alpha_i * lerp(M)(x_i) / lerp(A)(x_i), then one global scale to the mass
  *
  * - alpha_i in [0, 1]: inside-ness of fine node i (spacing h_r = h_sim / subdiv) under
  *   the particle level set of Zhu and Bridson 2005, phi(x) = |x - xbar(x)| - r, xbar the
- *   kernel-weighted mean of the particles within R; antialiased over one fine spacing.
- * - M_X: the paper's B-spline density at the coarse spacing H = 2 h_sim. Its interior
- *   noise is a third of the sim-spacing one (the kernel spans 8x the particles), and it
- *   carries the density's meaning: loose snow has a low M.
- * - A_X: how much of coarse node X's trilinear hat lies inside the level set. Dividing
- *   by it undoes the fall-off of M near the surface, so the surface layer is as dense
- *   as the interior.
- * - T: the trilinear hat at spacing H. Using the same T to restrict alpha (in A) and to
- *   prolong Q makes sum_i rho_i h_r^3 = sum_X M_X H^3 = sum_p m_p exactly, except for
- *   coarse nodes whose hat holds no inside node; a final scale (within 1e-3 of 1 on
- *   real frames) hands that remainder back, so mass is conserved to rounding.
+ *   kernel-weighted mean of the particles within R, antialiased over one fine spacing
+ *   measured with phi's own gradient.
+ * - M_X: the particles' density at the coarse spacing H = 2 h_sim (a hat splat smoothed
+ *   by K = (1, 4, 1) / 6). It spans 8x the particles of the sim-spacing B-spline, so its
+ *   interior noise is a fifth, and it carries the density's meaning: loose snow has a
+ *   low M.
+ * - A_X: the same footprint (hat restriction of alpha, then K) applied to the level set:
+ *   how much of node X's footprint is inside. M / A undoes the fall-off of M near the
+ *   surface, so the surface layer is as dense as the interior.
+ * - M and A share one footprint, so M / A is the density wherever the level set holds
+ *   the mass and the integral is right up to the level set's placement; the final
+ *   scale (1.004 on the packed sphere, `mass_scale`) makes it exact to rounding.
  *
  * Determinism: every node value is a pure function of the particles, computed by one
  * thread from sums in a fixed order (particles sorted by cell, cells visited z, y, x),
@@ -413,7 +413,7 @@ typedef struct {
     const pw_density *d;  /* alpha */
     int ratio;            /* H / h_r */
     const double *in;
-    double *out, *M, *A;
+    double *out;
 } coarse_ctx;
 
 static void op_restrict(const pw_density *q, const void *ctx, const int X[3], size_t v)
