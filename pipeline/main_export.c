@@ -187,18 +187,24 @@ static pw_status check_cache(const pw_scene *sc, const char *path, int f, pw_cac
 static pw_status export_vdb_frame(const pw_scene *sc, const char *cache, const char *out,
                                   const pw_export_meta *meta, size_t *n_voxels, pw_error *err)
 {
-    static const char *const names[] = {"x", "m"};
+    /* as the shot's stage 2 (shot.c load_density): the same inputs, the same grid */
+    static const char *const names[] = {"x", "m", "id"};
+    int detail = sc->render.raster == PW_RASTER_BOUNDED && sc->render.detail > 0;
     pw_cache_frame cf;
-    pw_status rc = pw_cache_read(cache, names, 2, &cf, err);
+    pw_status rc = pw_cache_read(cache, names, detail ? 3 : 2, &cf, err);
     if (rc != PW_OK) return rc;
     const pw_cache_attr *x = pw_cache_find(&cf, "x"), *m = pw_cache_find(&cf, "m");
-    if (x->type != PW_F64 || x->components != 3 || m->type != PW_F64 || m->components != 1) {
+    const pw_cache_attr *id = detail ? pw_cache_find(&cf, "id") : NULL;
+    if (x->type != PW_F64 || x->components != 3 || m->type != PW_F64 || m->components != 1 ||
+        (id && (id->type != PW_U32 || id->components != 1))) {
         pw_cache_frame_free(&cf);
-        return pw_fail(err, PW_EFORMAT, "%s: attributes x/m are not float64 vec3/scalar", cache);
+        return pw_fail(err, PW_EFORMAT, "%s: attributes x/m/id are not float64 vec3, float64, "
+                       "uint32", cache);
     }
     pw_density *d = pw_density_build((pw_raster_kind)sc->render.raster, x->data, m->data,
-                                     (size_t)cf.count, cf.h,
-                                     sc->render.subdiv > 0 ? sc->render.subdiv : 1, err);
+                                     id ? id->data : NULL, (size_t)cf.count, cf.h,
+                                     sc->render.subdiv > 0 ? sc->render.subdiv : 1,
+                                     sc->render.detail, err);
     pw_cache_frame_free(&cf);
     if (!d) return err ? err->code : PW_ENOMEM;
     rc = pw_export_vdb_density(out, d, meta, n_voxels, err);

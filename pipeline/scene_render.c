@@ -7,7 +7,7 @@
 
 static const char *const keys_render[] = {
     "camera",  "resolution",  "spp",    "max_depth", "rr_start_depth", "seed",
-    "subdiv",  "raster", "aovs",        "compression", "beauty", "png_exposure", "medium",
+    "subdiv",  "raster", "detail", "aovs",        "compression", "beauty", "png_exposure", "medium",
     "lights",  "surfaces",    "draw_colliders", "collider_color", NULL};
 static const char *const keys_camera[] = {"eye", "target", "up", "fov_deg", NULL};
 static const char *const keys_medium[] = {"sigma_t", "rho_ref", "albedo", "g", NULL};
@@ -227,6 +227,7 @@ pw_status sc_render(const sc_ctx *c, json_t *render, pw_scene *s)
     memset(r, 0, sizeof *r);
     long long spp, max_depth, rr, seed, subdiv;
     const sc_range exposure = {-64, 64, 0, 0, "the preview exposure [stops]"};
+    const sc_range detail_range = {0, 1, 0, 0, "the particle-bound detail amplitude"};
     if ((rc = parse_camera(c, render, &s->camera)) != PW_OK ||
         (rc = parse_resolution(c, render, &s->camera)) != PW_OK ||
         (rc = sc_int(c, render, "render", "spp", 0, 64, 1, 1 << 20, "samples per pixel",
@@ -242,6 +243,7 @@ pw_status sc_render(const sc_ctx *c, json_t *render, pw_scene *s)
          * 0.27 h (render/docs/bounded-raster.md); the paper's B-spline is at h */
         (rc = sc_int(c, render, "render", "subdiv", 0, r->raster == PW_RASTER_BOUNDED ? 4 : 1,
                      1, 8, "the render grid subdivision", &subdiv)) != PW_OK ||
+        (rc = sc_number(c, render, "render", "detail", 0, 0, detail_range, &r->detail)) ||
         (rc = parse_aovs(c, render, r)) != PW_OK ||
         (rc = sc_enum(c, render, "render", "compression", 0, compressions,
                       &s->exr_compression)) != PW_OK ||

@@ -48,6 +48,7 @@ typedef struct {
     int threads;              /* 0 = OpenMP default                                 */
     int subdiv;               /* render grid spacing = sim h / subdiv               */
     int raster;               /* pw_raster_kind of stage 2                          */
+    double detail;            /* bounded raster: particle-bound detail amplitude (0) */
     int aov_depth;            /* write depth.Z                                      */
     int aov_albedo;           /* write albedo.R/G/B                                 */
 } pw_render_settings;
@@ -73,9 +74,15 @@ void pw_density_destroy(pw_density *d); /* NULL is a no-op */
  * of its footprint inside the particles' level set (Zhu and Bridson 2005, particle
  * radius 0.48 h_sim, search radius 2 h_sim) and cut off there, antialiased over one
  * fine spacing. Mass is conserved to rounding. Same grid type, errors and determinism
- * as pw_density_rasterize. */
-pw_density *pw_density_rasterize_bounded(const double *x, const double *m, size_t n,
-                                         double h_sim, int subdiv, pw_error *err);
+ * as pw_density_rasterize.
+ * Detail below the grid, bound to the particles so that it moves with the snow and does
+ * not flicker: with id (n particle ids, as in the cache's "id") and detail in (0, 1],
+ * each particle carries a value n_p in [-1, 1] hashed from its id; their average D over
+ * 0.75 h_sim scales the density by 1 + detail D and the particles' radius likewise.
+ * id NULL or detail 0: none. */
+pw_density *pw_density_rasterize_bounded(const double *x, const double *m, const uint32_t *id,
+                                         size_t n, double h_sim, int subdiv, double detail,
+                                         pw_error *err);
 
 /* Stage-2 choice of render.raster. */
 typedef enum {
@@ -83,9 +90,10 @@ typedef enum {
     PW_RASTER_BSPLINE = 1     /* pw_density_rasterize: the paper's                  */
 } pw_raster_kind;
 
-/* Dispatches to the rasterizer of kind. */
-pw_density *pw_density_build(pw_raster_kind kind, const double *x, const double *m, size_t n,
-                             double h_sim, int subdiv, pw_error *err);
+/* Dispatches to the rasterizer of kind (id and detail: bounded only). */
+pw_density *pw_density_build(pw_raster_kind kind, const double *x, const double *m,
+                             const uint32_t *id, size_t n, double h_sim, int subdiv,
+                             double detail, pw_error *err);
 
 /* World bounds [m] of the region where the density can be nonzero. PW_EINVAL when the
  * grid is empty. */

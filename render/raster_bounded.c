@@ -42,6 +42,10 @@
 #define ZB_PARTICLE_RADIUS 0.48
 /* Coarse spacing H of the mass field [h_sim]. */
 #define COARSE_SPACING 2.0
+/* Radius of the particle-bound detail [h_sim]: 1.5 particle spacings at 8 per cell, so
+ * the detail varies from particle to particle (~6 in reach) yet is resolved by the phi
+ * samples h_sim / 2 apart. */
+#define DETAIL_RADIUS 0.75
 /* Largest brick table (as density.c) and largest node coordinate. */
 #define MAX_TABLE_CELLS ((size_t)1 << 27)
 #define MAX_NODE_COORD 1.0e8
@@ -58,6 +62,7 @@ typedef struct {
 typedef struct {
     double cell;          /* cell size [m] (= search radius) */
     double *xs;           /* sorted positions, 3 per particle [m] */
+    double *noise;        /* sorted detail values in [-1, 1] from the ids, or NULL */
     size_t cap;           /* hash capacity (power of two) */
     int64_t *hkey;        /* cell key or INT64_MIN for empty */
     size_t *hstart, *hcount;
@@ -89,22 +94,23 @@ static int cmp_entry(const void *a, const void *b)
 
 static void cell_index_free(cell_index *ci)
 {
-    free(ci->xs), free(ci->hkey), free(ci->hstart), free(ci->hcount);
+    free(ci->xs), free(ci->noise), free(ci->hkey), free(ci->hstart), free(ci->hcount);
     memset(ci, 0, sizeof *ci);
 }
 
-static pw_status cell_index_build(cell_index *ci, const double *x, size_t n, double cell,
-                                  pw_error *err)
+static pw_status cell_index_build(cell_index *ci, const double *x, const uint32_t *id,
+                                  size_t n, double cell, pw_error *err)
 {
     memset(ci, 0, sizeof *ci);
     ci->cell = cell;
     cell_entry *e = malloc(n * sizeof *e);
     ci->xs = malloc(3 * n * sizeof *ci->xs);
+    if (id) ci->noise = malloc(n * sizeof *ci->noise);
     for (ci->cap = 16; ci->cap < 2 * n; ci->cap *= 2) {}
     ci->hkey = malloc(ci->cap * sizeof *ci->hkey);
     ci->hstart = malloc(ci->cap * sizeof *ci->hstart);
     ci->hcount = calloc(ci->cap, sizeof *ci->hcount);
-    if (!e || !ci->xs || !ci->hkey || !ci->hstart || !ci->hcount) {
+    if (!e || !ci->xs || (id && !ci->noise) || !ci->hkey || !ci->hstart || !ci->hcount) {
         free(e);
         cell_index_free(ci);
         return pw_fail(err, PW_ENOMEM, "pw_density_rasterize_bounded: out of memory "
@@ -130,6 +136,9 @@ static pw_status cell_index_build(cell_index *ci, const double *x, size_t n, dou
     for (size_t s = 0; s < ci->cap; s++) ci->hkey[s] = INT64_MIN;
     for (size_t q = 0; q < n; q++) {
         memcpy(&ci->xs[3 * q], &x[3 * e[q].p], 3 * sizeof(double));
+        /* a value of the particle's id, not of its index: caches may reorder particles */
+        if (id)
+            ci->noise[q] = (double)(mix64(0x5eed5eed5eedull ^ id[e[q].p]) >> 11) * 0x1p-52 - 1;
         if (q > 0 && e[q].key == e[q - 1].key) continue;
         size_t s = mix64((uint64_t)e[q].key) & (ci->cap - 1);
         while (ci->hkey[s] != INT64_MIN) s = (s + 1) & (ci->cap - 1);
@@ -167,7 +176,9 @@ typedef struct {
     size_t *start, *count;
 } brick_cells;
 
-/* phi and |grad phi| at xn (out[0] = INFINITY with no particle within R). Used as
+/* phi, |grad phi| and the particle-bound detail D (the id values averaged over
+ * DETAIL_RADIUS, 0 without ids) at xn (out[0] = INFINITY with no particle within R).
+ * Used as
  * alpha = clamp(1/2 - phi / (|grad phi| h_r), 0, 1), phi of Zhu and Bridson 2005 (eq. 3
  * with a constant radius): 0 outside, 1 more than half a fine spacing inside. phi is
  * no distance: xbar follows x, so |grad phi| is ~0.6 at a surface, and a ramp in phi
@@ -176,9 +187,11 @@ typedef struct {
  * grad w_p = 6 (1 - s^2)^2 d_p / R^2 and grad phi = (e/|e|)^T (S / W - I - e G^T / W),
  * S = sum d_p grad w_p^T, G = sum grad w_p. */
 static void node_phi(const cell_index *ci, const brick_cells *bc, vec3 xn, double R,
-                     double r, double out[2])
+                     double r, double out[3])
 {
     const double xv[3] = {xn.x, xn.y, xn.z}, inv_R2 = 1.0 / (R * R);
+    const double Rd = DETAIL_RADIUS / ZB_RADIUS, inv_Rd2 = 1.0 / (Rd * Rd);
+    double Wd = 0, Nd = 0;
     int64_t lo[3], hi[3];
     for (int a = 0; a < 3; a++) {
         lo[a] = (int64_t)floor((xv[a] - R) / ci->cell) - bc->c0[a];
@@ -195,6 +208,11 @@ static void node_phi(const cell_index *ci, const brick_cells *bc, vec3 xn, doubl
                     double s2 = (dx * dx + dy * dy + dz * dz) * inv_R2;
                     if (s2 >= 1) continue;
                     double u = 1 - s2, w = u * u * u, g = 6 * u * u * inv_R2;
+                    if (ci->noise && s2 < Rd * Rd) {
+                        double ud = 1 - s2 * inv_Rd2, wd = ud * ud * ud;
+                        Wd += wd;
+                        Nd += wd * ci->noise[bc->start[c] + t];
+                    }
                     W += w;
                     D[0] += w * dx, D[1] += w * dy, D[2] += w * dz;
                     G[0] += g * dx, G[1] += g * dy, G[2] += g * dz;
@@ -202,7 +220,7 @@ static void node_phi(const cell_index *ci, const brick_cells *bc, vec3 xn, doubl
                     S[3] += g * dx * dy, S[4] += g * dx * dz, S[5] += g * dy * dz;
                 }
             }
-    out[0] = INFINITY, out[1] = 1;
+    out[0] = INFINITY, out[1] = 1, out[2] = Wd > 0 ? Nd / Wd : 0;
     if (W <= 0) return;
     double e[3] = {D[0] / W, D[1] / W, D[2] / W};
     double len = sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
@@ -229,6 +247,8 @@ typedef struct {
     cell_index ci;
     double R, r;
     size_t *slot_cell;
+    double detail;        /* amplitude of the detail [-], 0 = none */
+    double *dfield;       /* detail D at the fine nodes, laid out like d->rho, or NULL */
 } bounded_ctx;
 
 /* Table coordinates of brick slot b of d. */
@@ -269,7 +289,7 @@ static void brick_alpha(const bounded_ctx *cx, size_t b)
     /* phi is smooth over R: evaluate it on every other node (global parity, so the
      * copies of a brick face agree) and interpolate, 1/6 of the neighbour sums */
     enum { E = PW_BRICK / 2 + 1 };
-    double ph[E][E][E][2];
+    double ph[E][E][E][3];
     for (int k = 0; k < E; k++)
         for (int j = 0; j < E; j++)
             for (int i = 0; i < E; i++) {
@@ -282,21 +302,26 @@ static void brick_alpha(const bounded_ctx *cx, size_t b)
         for (int j = 0; j < PW_BRICK_NODES; j++)
             for (int i = 0; i < PW_BRICK_NODES; i++) {
                 int l[3] = {i / 2, j / 2, k / 2}, o[3] = {i & 1, j & 1, k & 1};
-                double phi = 0, grad = 0, wsum = 0;
+                double phi = 0, grad = 0, det = 0, wsum = 0;
                 int outside = 0;
                 for (int c = 0; c < 8; c++) {
                     int di = c & 1, dj = (c >> 1) & 1, dk = (c >> 2) & 1;
                     if ((di && !o[0]) || (dj && !o[1]) || (dk && !o[2])) continue;
                     const double *v = ph[l[2] + dk][l[1] + dj][l[0] + di];
                     if (isinf(v[0])) outside = 1;
-                    phi += v[0], grad += v[1], wsum += 1;
+                    phi += v[0], grad += v[1], det += v[2], wsum += 1;
                 }
                 double a = 0;
+                det /= wsum;
                 if (!outside) {
-                    a = 0.5 - (phi / wsum) / ((grad / wsum) * d->h);
+                    /* detail also moves the surface: the particles' radius r (1 + a D) */
+                    phi = phi / wsum - cx->detail * cx->r * det;
+                    a = 0.5 - phi / ((grad / wsum) * d->h);
                     a = a < 0 ? 0 : (a > 1 ? 1 : a);
                 }
-                out[(k * PW_BRICK_NODES + j) * PW_BRICK_NODES + i] = a;
+                size_t v = (k * PW_BRICK_NODES + j) * PW_BRICK_NODES + i;
+                out[v] = a;
+                if (cx->dfield) cx->dfield[b * PW_BRICK_SIZE + v] = det;
             }
 }
 
@@ -525,7 +550,7 @@ static double *coarse_coverage_field(const pw_density *q, const pw_density *d, i
 /* rho = alpha * lerp(M) / lerp(A) at the nodes of fine brick b (q: M, qa: A); returns
  * the brick's own mass (far faces excluded) [kg] and sets its majorant. */
 static double brick_density(pw_density *d, const pw_density *q, const pw_density *qa,
-                            size_t b, size_t c)
+                            const bounded_ctx *cx, size_t b, size_t c)
 {
     int bc3[3];
     brick_coords(d, c, bc3);
@@ -540,6 +565,8 @@ static double brick_density(pw_density *d, const pw_density *q, const pw_density
                 vec3 xn = v3((n0[0] + i) * d->h, (n0[1] + j) * d->h, (n0[2] + k) * d->h);
                 double A = pw_density_lookup(qa, xn);
                 *v = A > 0 ? *v * pw_density_lookup(q, xn) / A : 0;
+                if (cx->dfield)
+                    *v *= 1 + cx->detail * cx->dfield[b * PW_BRICK_SIZE + (size_t)(v - out)];
                 if (*v > mx) mx = *v;
                 if (i < PW_BRICK && j < PW_BRICK && k < PW_BRICK) mass += *v;
             }
@@ -547,12 +574,18 @@ static double brick_density(pw_density *d, const pw_density *q, const pw_density
     return mass * d->h * d->h * d->h;
 }
 
-pw_density *pw_density_rasterize_bounded(const double *x, const double *m, size_t n,
-                                         double h_sim, int subdiv, pw_error *err)
+pw_density *pw_density_rasterize_bounded(const double *x, const double *m, const uint32_t *id,
+                                         size_t n, double h_sim, int subdiv, double detail,
+                                         pw_error *err)
 {
     if (!(h_sim > 0) || !isfinite(h_sim)) {
         pw_fail(err, PW_EINVAL, "pw_density_rasterize_bounded: grid spacing must be > 0 (%g)",
                 h_sim);
+        return NULL;
+    }
+    if (!(detail >= 0 && detail <= 1)) {
+        pw_fail(err, PW_EINVAL, "pw_density_rasterize_bounded: detail must be in [0, 1] (%g)",
+                detail);
         return NULL;
     }
     if (subdiv < 1 || subdiv > 16) {
@@ -579,11 +612,14 @@ pw_density *pw_density_rasterize_bounded(const double *x, const double *m, size_
     cx.R = ZB_RADIUS * h_sim;
     cx.r = ZB_PARTICLE_RADIUS * h_sim;
     double *brick_mass = NULL;
-    if (cell_index_build(&cx.ci, x, n, cx.R, err) != PW_OK) goto fail;
+    cx.detail = id ? detail : 0;
+    if (cell_index_build(&cx.ci, x, cx.detail > 0 ? id : NULL, n, cx.R, err) != PW_OK) goto fail;
     /* alpha > 0 needs a particle within R; +h_r keeps the antialiasing ramp */
     if (fine_bricks(d, x, n, cx.R + d->h, &cx.slot_cell, err) != PW_OK) goto fail;
     brick_mass = malloc((d->nbricks ? d->nbricks : 1) * sizeof *brick_mass);
-    if (!brick_mass) {
+    if (cx.detail > 0) cx.dfield = malloc((d->nbricks ? d->nbricks : 1) * PW_BRICK_SIZE *
+                                          sizeof *cx.dfield);
+    if (!brick_mass || (cx.detail > 0 && !cx.dfield)) {
         pw_fail(err, PW_ENOMEM, "pw_density_rasterize_bounded: out of memory (%zu bricks)",
                 d->nbricks);
         goto fail;
@@ -603,7 +639,7 @@ pw_density *pw_density_rasterize_bounded(const double *x, const double *m, size_
     /* 3. rho = alpha M / A; majorant and mass per brick */
 #pragma omp parallel for schedule(dynamic, 4)
     for (size_t b = 0; b < d->nbricks; b++)
-        brick_mass[b] = brick_density(d, cx.q, &qa, b, cx.slot_cell[b]);
+        brick_mass[b] = brick_density(d, cx.q, &qa, &cx, b, cx.slot_cell[b]);
     free(A);
 
     /* 4. hand back the mass of coarse nodes with no inside node (see the top) */
@@ -628,22 +664,24 @@ pw_density *pw_density_rasterize_bounded(const double *x, const double *m, size_
     d->lo = v3(lo.x - reach, lo.y - reach, lo.z - reach);
     d->hi = v3(hi.x + reach, hi.y + reach, hi.z + reach);
 
-    free(brick_mass), free(cx.slot_cell);
+    free(brick_mass), free(cx.slot_cell), free(cx.dfield);
     cell_index_free(&cx.ci);
     pw_density_destroy(cx.q);
     return d;
 
 fail:
-    free(brick_mass), free(cx.slot_cell);
+    free(brick_mass), free(cx.slot_cell), free(cx.dfield);
     cell_index_free(&cx.ci);
     pw_density_destroy(cx.q);
     pw_density_destroy(d);
     return NULL;
 }
 
-pw_density *pw_density_build(pw_raster_kind kind, const double *x, const double *m, size_t n,
-                             double h_sim, int subdiv, pw_error *err)
+pw_density *pw_density_build(pw_raster_kind kind, const double *x, const double *m,
+                             const uint32_t *id, size_t n, double h_sim, int subdiv,
+                             double detail, pw_error *err)
 {
-    return kind == PW_RASTER_BSPLINE ? pw_density_rasterize(x, m, n, h_sim, subdiv, err)
-                                     : pw_density_rasterize_bounded(x, m, n, h_sim, subdiv, err);
+    return kind == PW_RASTER_BSPLINE
+               ? pw_density_rasterize(x, m, n, h_sim, subdiv, err)
+               : pw_density_rasterize_bounded(x, m, id, n, h_sim, subdiv, detail, err);
 }

@@ -132,8 +132,8 @@ static void case_ball(size_t n, pw_raster_kind raster)
     const double c[3] = {0.013, 0.25, -0.04};
     ball(n, c, 0.06, x, m, com);
     pw_error err = {0};
-    pw_density *d = pw_density_build(raster, x, m, n, 0.01, raster == PW_RASTER_BSPLINE ? 2 : 4,
-                                     &err);
+    pw_density *d = pw_density_build(raster, x, m, NULL, n, 0.01,
+                                     raster == PW_RASTER_BSPLINE ? 2 : 4, 0, &err);
     CHECK(d != NULL, "1: rasterize: %s", err.msg);
     if (!d) return;
     const double h = pw_density_spacing(d), mass = pw_density_total_mass(d);

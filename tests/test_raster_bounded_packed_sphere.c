@@ -15,9 +15,15 @@
  *   6. edge cases: no particles (empty grid); one lone particle (mass kept, a visible
  *      clump no denser than packed snow: peak in (50, 400] kg/m^3); NaN position
  *      refused; subdiv 0 refused.
+ *   7. detail bound to particle ids (detail 0.5, a sphere of R 0.06 m, 0.04 m under the
+ *      sanitizers; interior r < 0.02 m): the same
+ *      particles in reverse order give the same density to 1e-9 (only the summation
+ *      order differs); it adds > 5 % interior std; mass kept; other ids, other detail;
+ *      detail outside [0, 1] refused.
  * Under the sanitizers the sphere is R 0.06 m and 1, 2, 4 are printed only. */
 #include <math.h>
 #include <omp.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,6 +81,81 @@ static void measure(const pw_density *d, double stretch, double *mean, double *r
 
 }
 
+/* 7. detail bound to particle ids, on a smaller sphere (R 0.06 m) */
+typedef struct {
+    const pw_density *ref;
+    double max_diff, sum2, sum, count;
+} cmp_ctx;
+
+static void cmp_visit(void *user, const int ijk[3], vec3 x, double rho)
+{
+    cmp_ctx *c = user;
+    double r = pw_density_node(c->ref, ijk[0], ijk[1], ijk[2]);
+    c->max_diff = fmax(c->max_diff, fabs(rho - r));
+    if (sqrt(x.x * x.x + x.y * x.y + x.z * x.z) < 0.02) c->sum += rho, c->sum2 += rho * rho, c->count++;
+}
+
+static void case_detail(void)
+{
+    pw_error err = {0};
+    pw_body_desc b;
+    memset(&b, 0, sizeof b);
+    b.add[0].kind = PW_SHAPE_SPHERE;
+    b.add[0].radius = getenv("POWDER_SANITIZED") ? 0.04 : 0.06;
+    b.n_add = 1;
+    b.particles_per_cell = 8;
+    b.seed = 3;
+    pw_material mat;
+    pw_material_default(&mat);
+    pw_seeded s;
+    memset(&s, 0, sizeof s);
+    CHECK(pw_seed_body(&b, &mat, H_SIM, &s, &err) == PW_OK, "7: seed: %s", err.msg);
+    size_t n = s.n;
+    double *x = malloc(3 * n * sizeof *x), *xr = malloc(3 * n * sizeof *xr);
+    double *mr = malloc(n * sizeof *mr), mass = 0;
+    uint32_t *id = malloc(n * sizeof *id), *idr = malloc(n * sizeof *idr);
+    for (size_t p = 0; p < n; p++) {
+        x[3 * p] = s.x[p].x, x[3 * p + 1] = s.x[p].y, x[3 * p + 2] = s.x[p].z;
+        id[p] = (uint32_t)(1000 + p);
+        mass += s.m[p];
+        /* the same particles, ids and all, in reverse order (caches may reorder) */
+        size_t q = n - 1 - p;
+        xr[3 * q] = s.x[p].x, xr[3 * q + 1] = s.x[p].y, xr[3 * q + 2] = s.x[p].z;
+        mr[q] = s.m[p], idr[q] = id[p];
+    }
+    pw_density *d = pw_density_rasterize_bounded(x, s.m, id, n, H_SIM, 4, 0.5, &err);
+    pw_density *dr = pw_density_rasterize_bounded(xr, mr, idr, n, H_SIM, 4, 0.5, &err);
+    CHECK(d && dr, "7: rasterize: %s", err.msg);
+    if (d && dr) {
+        /* 7.1 bound to ids, not to indices: reordering changes only summation order */
+        cmp_ctx c = {dr, 0, 0, 0, 0};
+        pw_density_visit(d, cmp_visit, &c);
+        double mean = c.sum / c.count, rel = sqrt(fmax(c.sum2 / c.count - mean * mean, 0)) / mean;
+        printf("7: detail 0.5: interior %.1f kg/m^3, rel std %.1f %%, reordered max diff %.2g "
+               "kg/m^3, mass ratio - 1 = %.2g\n", mean, 100 * rel, c.max_diff,
+               pw_density_total_mass(d) / mass - 1);
+        CHECK(c.max_diff <= 1e-9 * mean, "7.1: reordered particles change the density by %g",
+              c.max_diff);
+        /* 7.2 the detail is there (interior std well above the 0.65 % without it) and the
+         * mass kept */
+        CHECK(rel > 0.05, "7.2: detail 0.5 gives an interior std of only %.4f", rel);
+        CHECK_NEAR(pw_density_total_mass(d) / mass, 1, 1e-9, "7.2: mass ratio with detail");
+        /* 7.3 other ids, other detail */
+        for (size_t p = 0; p < n; p++) id[p] += 7;
+        pw_density *d2 = pw_density_rasterize_bounded(x, s.m, id, n, H_SIM, 4, 0.5, &err);
+        cmp_ctx c2 = {d, 0, 0, 0, 0};
+        if (d2) pw_density_visit(d2, cmp_visit, &c2);
+        CHECK(d2 && c2.max_diff > 0.1 * mean, "7.3: new ids, max change only %g", c2.max_diff);
+        pw_density_destroy(d2);
+    }
+    /* 7.4 detail out of range */
+    CHECK(pw_density_rasterize_bounded(x, s.m, id, n, H_SIM, 4, 1.5, &err) == NULL &&
+          err.code == PW_EINVAL, "7.4: detail 1.5 accepted");
+    pw_density_destroy(d), pw_density_destroy(dr);
+    free(x), free(xr), free(mr), free(id), free(idr);
+    pw_seeded_free(&s);
+}
+
 int main(void)
 {
     int full = getenv("POWDER_SANITIZED") == NULL;
@@ -111,7 +192,7 @@ int main(void)
 
     /* 1-3 */
     omp_set_num_threads(1);
-    pw_density *d = pw_density_rasterize_bounded(x, s.m, n, H_SIM, 4, &err);
+    pw_density *d = pw_density_rasterize_bounded(x, s.m, NULL, n, H_SIM, 4, 0, &err);
     CHECK(d != NULL, "bounded: %s", err.msg);
     measure(d, 1, &mean, &rel, &width);
     double packed = mean;
@@ -126,7 +207,7 @@ int main(void)
 
     /* 5. thread count */
     omp_set_num_threads(2);
-    pw_density *d2 = pw_density_rasterize_bounded(x, s.m, n, H_SIM, 4, &err);
+    pw_density *d2 = pw_density_rasterize_bounded(x, s.m, NULL, n, H_SIM, 4, 0, &err);
     CHECK(d2 && d2->nbricks == d->nbricks &&
           !memcmp(d2->rho, d->rho, d->nbricks * PW_BRICK_SIZE * sizeof *d->rho),
           "1 and 2 threads differ");
@@ -136,7 +217,7 @@ int main(void)
     /* 4. loose: the same particles stretched about the centre to J = 2 */
     double st = cbrt(2.0);
     for (size_t v = 0; v < 3 * n; v++) x[v] *= st;
-    d = pw_density_rasterize_bounded(x, s.m, n, H_SIM, 4, &err);
+    d = pw_density_rasterize_bounded(x, s.m, NULL, n, H_SIM, 4, 0, &err);
     CHECK(d != NULL, "loose: %s", err.msg);
     measure(d, st, &mean, &rel, &width);
     printf("loose (J = 2): interior %.1f kg/m^3 = %.3f of packed, rel std %.2f %%\n", mean,
@@ -146,14 +227,14 @@ int main(void)
     pw_density_destroy(d);
 
     /* 6.1 empty */
-    d = pw_density_rasterize_bounded(NULL, NULL, 0, H_SIM, 4, &err);
+    d = pw_density_rasterize_bounded(NULL, NULL, NULL, 0, H_SIM, 4, 0, &err);
     vec3 lo, hi;
     CHECK(d && pw_density_total_mass(d) == 0 && pw_density_bounds(d, &lo, &hi) == PW_EINVAL,
           "empty grid");
     pw_density_destroy(d);
     /* 6.2 lone particle */
     double x1[3] = {0.123, -0.456, 0.789}, m1[1] = {400 * H_SIM * H_SIM * H_SIM / 8};
-    d = pw_density_rasterize_bounded(x1, m1, 1, H_SIM, 4, &err);
+    d = pw_density_rasterize_bounded(x1, m1, NULL, 1, H_SIM, 4, 0, &err);
     CHECK(d != NULL, "lone: %s", err.msg);
     double peak = 0;
     for (size_t c = 0; d && c < (size_t)d->bdim[0] * d->bdim[1] * d->bdim[2]; c++)
@@ -165,11 +246,12 @@ int main(void)
     pw_density_destroy(d);
     /* 6.3 NaN, 6.4 subdiv 0 */
     x1[1] = NAN;
-    CHECK(pw_density_rasterize_bounded(x1, m1, 1, H_SIM, 4, &err) == NULL &&
+    CHECK(pw_density_rasterize_bounded(x1, m1, NULL, 1, H_SIM, 4, 0, &err) == NULL &&
           err.code == PW_ENUMERIC, "NaN accepted");
     x1[1] = 0;
-    CHECK(pw_density_rasterize_bounded(x1, m1, 1, H_SIM, 0, &err) == NULL, "subdiv 0 accepted");
+    CHECK(pw_density_rasterize_bounded(x1, m1, NULL, 1, H_SIM, 0, 0, &err) == NULL, "subdiv 0 accepted");
 
+    case_detail();
     free(x);
     pw_seeded_free(&s);
     return check_done("raster_bounded_packed_sphere");

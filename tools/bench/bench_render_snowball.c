@@ -105,7 +105,7 @@ int main(int argc, char **argv)
     /* stage 2 */
     double t0 = omp_get_wtime();
     if (subdiv == 0) subdiv = raster == PW_RASTER_BOUNDED ? 4 : 1;
-    pw_density *d = pw_density_build(raster, x, m, n, h, subdiv, &err);
+    pw_density *d = pw_density_build(raster, x, m, NULL, n, h, subdiv, 0, &err);
     double t_raster = omp_get_wtime() - t0;
     if (!d) {
         fprintf(stderr, "bench_render_snowball: %s\n", err.msg);
