@@ -108,7 +108,7 @@ static const char *const help_text =
     "usage: powder export vdb|ply scene.json [--frames SPEC] [--output DIR] [--quiet]\n"
     "\n"
     "Writes files that Houdini, Blender and Nuke open directly, one per cached frame:\n"
-    "  vdb  the stage-2 density (as rendered, render.subdiv applied) as an OpenVDB\n"
+    "  vdb  the stage-2 density (as rendered: render.raster, render.subdiv) as an OpenVDB\n"
     "       FloatGrid named 'density' [kg/m^3]; voxel (i,j,k) is centred at (i,j,k)*h\n"
     "  ply  the particles as binary little-endian PLY: x y z [m], vx vy vz [m/s],\n"
     "       density [kg/m^3] = m / (V0 det(Fe) Jp), jp = det(Fp)\n"
@@ -187,17 +187,24 @@ static pw_status check_cache(const pw_scene *sc, const char *path, int f, pw_cac
 static pw_status export_vdb_frame(const pw_scene *sc, const char *cache, const char *out,
                                   const pw_export_meta *meta, size_t *n_voxels, pw_error *err)
 {
-    static const char *const names[] = {"x", "m"};
+    /* as the shot's stage 2 (shot.c load_density): the same inputs, the same grid */
+    static const char *const names[] = {"x", "m", "id"};
+    int detail = sc->render.raster == PW_RASTER_BOUNDED && sc->render.detail > 0;
     pw_cache_frame cf;
-    pw_status rc = pw_cache_read(cache, names, 2, &cf, err);
+    pw_status rc = pw_cache_read(cache, names, detail ? 3 : 2, &cf, err);
     if (rc != PW_OK) return rc;
     const pw_cache_attr *x = pw_cache_find(&cf, "x"), *m = pw_cache_find(&cf, "m");
-    if (x->type != PW_F64 || x->components != 3 || m->type != PW_F64 || m->components != 1) {
+    const pw_cache_attr *id = detail ? pw_cache_find(&cf, "id") : NULL;
+    if (x->type != PW_F64 || x->components != 3 || m->type != PW_F64 || m->components != 1 ||
+        (id && (id->type != PW_U32 || id->components != 1))) {
         pw_cache_frame_free(&cf);
-        return pw_fail(err, PW_EFORMAT, "%s: attributes x/m are not float64 vec3/scalar", cache);
+        return pw_fail(err, PW_EFORMAT, "%s: attributes x/m/id are not float64 vec3, float64, "
+                       "uint32", cache);
     }
-    pw_density *d = pw_density_rasterize(x->data, m->data, (size_t)cf.count, cf.h,
-                                         sc->render.subdiv > 0 ? sc->render.subdiv : 1, err);
+    pw_density *d = pw_density_build((pw_raster_kind)sc->render.raster, x->data, m->data,
+                                     id ? id->data : NULL, (size_t)cf.count, cf.h,
+                                     sc->render.subdiv > 0 ? sc->render.subdiv : 1,
+                                     sc->render.detail, err);
     pw_cache_frame_free(&cf);
     if (!d) return err ? err->code : PW_ENOMEM;
     rc = pw_export_vdb_density(out, d, meta, n_voxels, err);

@@ -7,8 +7,8 @@
 
 static const char *const keys_render[] = {
     "camera",  "resolution",  "spp",    "max_depth", "rr_start_depth", "seed",
-    "subdiv",  "aovs",        "compression", "beauty", "png_exposure", "medium",
-    "lights",  "surfaces",    "draw_colliders", "collider_color", "background", NULL};
+    "subdiv",  "raster", "detail", "aovs",        "compression", "beauty", "png_exposure",
+    "medium",  "lights",  "surfaces",    "draw_colliders", "collider_color", "background", NULL};
 static const char *const keys_camera[] = {"eye", "target", "up", "fov_deg", NULL};
 static const char *const keys_medium[] = {"sigma_t", "rho_ref", "albedo", "g", NULL};
 static const char *const keys_lights[] = {"sun", "sky", "envmap", NULL};
@@ -19,6 +19,8 @@ static const char *const keys_surface[] = {"shape", "color", "size", NULL};
 static const char *const compressions[] = {"zip", "piz", "none", NULL};
 static const char *const beauties[] = {"half", "float", NULL};
 static const char *const backgrounds[] = {"sky", "transparent", NULL};
+/* in pw_raster_kind order */
+static const char *const rasters[] = {"bounded", "bspline", NULL};
 static const char *const aov_names[] = {"depth", "albedo", NULL};
 
 #define MAX_SIDE_PX 16384
@@ -226,6 +228,7 @@ pw_status sc_render(const sc_ctx *c, json_t *render, pw_scene *s)
     memset(r, 0, sizeof *r);
     long long spp, max_depth, rr, seed, subdiv;
     const sc_range exposure = {-64, 64, 0, 0, "the preview exposure [stops]"};
+    const sc_range detail_range = {0, 1, 0, 0, "the particle-bound detail amplitude"};
     if ((rc = parse_camera(c, render, &s->camera)) != PW_OK ||
         (rc = parse_resolution(c, render, &s->camera)) != PW_OK ||
         (rc = sc_int(c, render, "render", "spp", 0, 64, 1, 1 << 20, "samples per pixel",
@@ -235,8 +238,13 @@ pw_status sc_render(const sc_ctx *c, json_t *render, pw_scene *s)
         (rc = sc_int(c, render, "render", "rr_start_depth", 0, 64, 0, 1 << 30,
                      "the Russian roulette start", &rr)) != PW_OK ||
         (rc = sc_int(c, render, "render", "seed", 0, 0, 0, INT64_MAX, "the seed", &seed)) ||
-        (rc = sc_int(c, render, "render", "subdiv", 0, 1, 1, 8,
-                     "the render grid subdivision", &subdiv)) != PW_OK ||
+        (rc = sc_enum(c, render, "render", "raster", PW_RASTER_BOUNDED, rasters,
+                      &r->raster)) != PW_OK ||
+        /* the bounded raster draws its edge over one render spacing: h / 4 makes it
+         * 0.27 h (render/docs/bounded-raster.md); the paper's B-spline is at h */
+        (rc = sc_int(c, render, "render", "subdiv", 0, r->raster == PW_RASTER_BOUNDED ? 4 : 1,
+                     1, 8, "the render grid subdivision", &subdiv)) != PW_OK ||
+        (rc = sc_number(c, render, "render", "detail", 0, 0, detail_range, &r->detail)) ||
         (rc = parse_aovs(c, render, r)) != PW_OK ||
         (rc = sc_enum(c, render, "render", "compression", 0, compressions,
                       &s->exr_compression)) != PW_OK ||

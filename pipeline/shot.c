@@ -245,9 +245,11 @@ static pw_status load_density(const pw_scene *sc, int frame, pw_density **out, s
     if (!file_exists(path))
         return pw_fail(err, PW_EINVAL, "%s: no cache for frame %d (run `powder sim %s` first)",
                        path, frame, sc->path);
-    static const char *const names[] = {"x", "m"};
+    /* ids only for the particle-bound detail, so older caches without them still render */
+    static const char *const names[] = {"x", "m", "id"};
+    int detail = sc->render.raster == PW_RASTER_BOUNDED && sc->render.detail > 0;
     pw_cache_frame cf;
-    if ((rc = pw_cache_read(path, names, 2, &cf, err)) != PW_OK) return rc;
+    if ((rc = pw_cache_read(path, names, detail ? 3 : 2, &cf, err)) != PW_OK) return rc;
     if (cf.sim_hash != sc->sim_hash) {
         unsigned long long cache_hash = (unsigned long long)cf.sim_hash; /* freeing clears cf */
         pw_cache_frame_free(&cf);
@@ -257,13 +259,18 @@ static pw_status load_density(const pw_scene *sc, int frame, pw_density **out, s
                        path, sc->path, cache_hash, (unsigned long long)sc->sim_hash);
     }
     const pw_cache_attr *x = pw_cache_find(&cf, "x"), *m = pw_cache_find(&cf, "m");
-    if (x->type != PW_F64 || x->components != 3 || m->type != PW_F64 || m->components != 1) {
+    const pw_cache_attr *id = detail ? pw_cache_find(&cf, "id") : NULL;
+    if (x->type != PW_F64 || x->components != 3 || m->type != PW_F64 || m->components != 1 ||
+        (id && (id->type != PW_U32 || id->components != 1))) {
         pw_cache_frame_free(&cf);
-        return pw_fail(err, PW_EFORMAT, "%s: attributes x/m are not float64 vec3/scalar", path);
+        return pw_fail(err, PW_EFORMAT, "%s: attributes x/m/id are not float64 vec3, float64, "
+                       "uint32", path);
     }
     *count = (size_t)cf.count;
-    *out = pw_density_rasterize(x->data, m->data, (size_t)cf.count, cf.h,
-                                sc->render.subdiv > 0 ? sc->render.subdiv : 1, err);
+    *out = pw_density_build((pw_raster_kind)sc->render.raster, x->data, m->data,
+                            id ? id->data : NULL, (size_t)cf.count, cf.h,
+                            sc->render.subdiv > 0 ? sc->render.subdiv : 1, sc->render.detail,
+                            err);
     pw_cache_frame_free(&cf);
     return *out ? PW_OK : (err ? err->code : PW_ENOMEM);
 }

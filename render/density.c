@@ -125,6 +125,7 @@ pw_density *pw_density_rasterize(const double *x, const double *m, size_t n, dou
     }
     d->h = h_sim / subdiv;
     d->inv_h = 1.0 / d->h;
+    d->mass_scale = 1.0;
     if (n == 0) return d;
     if (check_particles(x, m, n, d->inv_h, err) != PW_OK) goto fail;
 

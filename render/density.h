@@ -31,6 +31,7 @@ struct pw_density {
     size_t nbricks;
     double *rho;          /* nbricks * PW_BRICK_SIZE node densities [kg/m^3]         */
     double total_mass;    /* sum of rho_i h^3 over distinct nodes [kg]               */
+    double mass_scale;    /* bounded raster: its final mass correction (1 = none)    */
     vec3 lo, hi;          /* [m] bounds of the nodes any particle touched            */
 };
 

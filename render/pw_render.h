@@ -46,7 +46,9 @@ typedef struct {
     int rr_start_depth;       /* Russian roulette starts after this many events     */
     uint64_t seed;            /* image noise seed                                   */
     int threads;              /* 0 = OpenMP default                                 */
-    int subdiv;               /* render grid spacing = sim h / subdiv (1)           */
+    int subdiv;               /* render grid spacing = sim h / subdiv               */
+    int raster;               /* pw_raster_kind of stage 2                          */
+    double detail;            /* bounded raster: particle-bound detail amplitude (0) */
     int aov_depth;            /* write depth.Z                                      */
     int aov_albedo;           /* write albedo.R/G/B                                 */
     int transparent_background; /* camera rays that see only sky or sun add nothing,
@@ -67,6 +69,33 @@ typedef struct pw_density pw_density;
 pw_density *pw_density_rasterize(const double *x, const double *m, size_t n, double h_sim,
                                  int subdiv, pw_error *err);
 void pw_density_destroy(pw_density *d); /* NULL is a no-op */
+
+/* The default for shots (render/raster_bounded.c, render/docs/bounded-raster.md): the
+ * density at spacing h = h_sim / subdiv (1..16; 4 for shots) as the particles' density
+ * smoothed at 2 h_sim (smooth inside, low where the snow is loose) divided by the share
+ * of its footprint inside the particles' level set (Zhu and Bridson 2005, particle
+ * radius 0.48 h_sim, search radius 2 h_sim) and cut off there, antialiased over one
+ * fine spacing. Mass is conserved to rounding. Same grid type, errors and determinism
+ * as pw_density_rasterize.
+ * Detail below the grid, bound to the particles so that it moves with the snow and does
+ * not flicker: with id (n particle ids, as in the cache's "id") and detail in (0, 1],
+ * each particle carries a value n_p in [-1, 1] hashed from its id; their average D over
+ * 0.75 h_sim scales the density by 1 + detail D and the particles' radius likewise.
+ * id NULL or detail 0: none. */
+pw_density *pw_density_rasterize_bounded(const double *x, const double *m, const uint32_t *id,
+                                         size_t n, double h_sim, int subdiv, double detail,
+                                         pw_error *err);
+
+/* Stage-2 choice of render.raster. */
+typedef enum {
+    PW_RASTER_BOUNDED = 0,    /* pw_density_rasterize_bounded (default)             */
+    PW_RASTER_BSPLINE = 1     /* pw_density_rasterize: the paper's                  */
+} pw_raster_kind;
+
+/* Dispatches to the rasterizer of kind (id and detail: bounded only). */
+pw_density *pw_density_build(pw_raster_kind kind, const double *x, const double *m,
+                             const uint32_t *id, size_t n, double h_sim, int subdiv,
+                             double detail, pw_error *err);
 
 /* World bounds [m] of the region where the density can be nonzero. PW_EINVAL when the
  * grid is empty. */

@@ -2,8 +2,11 @@
  * (stage 2) and path tracing (stage 3) timed separately.
  *
  *   bench_render_snowball [cache.pwc] [--size WxH] [--spp N] [--subdiv S] [--threads T]
- *                         [--exr out.exr] [--png preview.png]
+ *                         [--raster bspline|bounded] [--exr out.exr] [--png preview.png]
  *                         [--seed S]
+ *
+ * --raster defaults to bspline (subdiv 1), the raster of the figures in the README;
+ * bounded (the shots' default) has subdiv 4 unless --subdiv says otherwise.
  *
  * With a cache file the particles are its "x" (F64x3) and "m" (F64) attributes and its
  * grid spacing; without one, 3e5 particles at 8 per cell (h = 0.01 m, rho = 400 kg/m^3)
@@ -58,13 +61,16 @@ static size_t synth_snowball(double h, double **xo, double **mo, vec3 *centre, d
 int main(int argc, char **argv)
 {
     const char *cache = NULL, *exr = NULL, *png = NULL;
-    int width = 640, height = 360, spp = 64, subdiv = 1, threads = 0;
+    int width = 640, height = 360, spp = 64, subdiv = 0, threads = 0;
+    pw_raster_kind raster = PW_RASTER_BSPLINE;
     unsigned long long seed = 1;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--size") && a + 1 < argc) sscanf(argv[++a], "%dx%d", &width, &height);
         else if (!strcmp(argv[a], "--spp") && a + 1 < argc) spp = atoi(argv[++a]);
         else if (!strcmp(argv[a], "--subdiv") && a + 1 < argc) subdiv = atoi(argv[++a]);
         else if (!strcmp(argv[a], "--threads") && a + 1 < argc) threads = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "--raster") && a + 1 < argc)
+            raster = !strcmp(argv[++a], "bounded") ? PW_RASTER_BOUNDED : PW_RASTER_BSPLINE;
         else if (!strcmp(argv[a], "--exr") && a + 1 < argc) exr = argv[++a];
         else if (!strcmp(argv[a], "--png") && a + 1 < argc) png = argv[++a];
         else if (!strcmp(argv[a], "--seed") && a + 1 < argc) seed = strtoull(argv[++a], NULL, 10);
@@ -98,7 +104,8 @@ int main(int argc, char **argv)
 
     /* stage 2 */
     double t0 = omp_get_wtime();
-    pw_density *d = pw_density_rasterize(x, m, n, h, subdiv, &err);
+    if (subdiv == 0) subdiv = raster == PW_RASTER_BOUNDED ? 4 : 1;
+    pw_density *d = pw_density_build(raster, x, m, NULL, n, h, subdiv, 0, &err);
     double t_raster = omp_get_wtime() - t0;
     if (!d) {
         fprintf(stderr, "bench_render_snowball: %s\n", err.msg);
@@ -152,8 +159,9 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("particles            %zu (%s)\n", n, cache ? cache : "synthetic sphere");
-    printf("rasterization        %.3f s (h = %g m, subdiv %d, mass %.6g kg)\n", t_raster, h,
-           subdiv, pw_density_total_mass(d));
+    printf("rasterization        %.3f s (%s, h = %g m, subdiv %d, mass %.6g kg)\n", t_raster,
+           raster == PW_RASTER_BOUNDED ? "bounded" : "bspline", h, subdiv,
+           pw_density_total_mass(d));
     printf("render               %dx%d, %d spp, %d threads\n", width, height, spp,
            threads ? threads : omp_get_max_threads());
     printf("wall time            %.2f s\n", st.seconds);
