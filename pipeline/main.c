@@ -31,7 +31,7 @@ typedef struct {
     int threads, quiet, force, resume, png, help;
     int beauty; /* 'h' --half, 'f' --float, 0: the scene's render.beauty */
     int frame, steps, spp, width_px, height_px;
-    int seed_set;
+    int seed_set, frame_set; /* given on the command line (0 is a valid value) */
     uint64_t seed;
     double radius, elevation_deg, exposure;
     double max_memory; /* [B] 0 = 90% of physical memory */
@@ -200,6 +200,7 @@ static int parse_options(int argc, char **argv, options *o)
             if (!parse_int_arg(name, value, 1, 1024, &o->threads)) return 0;
         } else if (!strcmp(name, "--frame")) {
             if (!parse_int_arg(name, value, -1000000, 1000000, &o->frame)) return 0;
+            o->frame_set = 1;
         } else if (!strcmp(name, "--steps")) {
             if (!parse_int_arg(name, value, 1, 3600, &o->steps)) return 0;
         } else if (!strcmp(name, "--spp")) {
@@ -441,7 +442,7 @@ static int cmd_turntable(const options *o, pw_scene *sc, int unused)
     int rc = load_scene(o, 0, sc);
     if (rc) return rc;
     pw_turntable_options t = {0};
-    t.frame = o->frame ? o->frame : sc->frame_end;
+    t.frame = o->frame_set ? o->frame : sc->frame_end;
     t.steps = o->steps ? o->steps : 36;
     t.radius = o->radius;
     t.elevation_deg = o->elevation_deg ? o->elevation_deg : 20;

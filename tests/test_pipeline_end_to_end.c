@@ -108,6 +108,13 @@ int main(void)
     snprintf(path, sizeof path, "%s/turntable/tiny.f0002.contact.png", out);
     CHECK(file_exists(path), "no contact sheet %s", path);
     (void)tt;
+    /* --frame 0 is frame 0, not the default (the last frame) */
+    const char *turn0[] = {"turntable", scene, "--output", out, "--frame", "0", "--steps", "1",
+                           "--resolution", "32x18", "--spp", "1", NULL};
+    rc = powder_run(log, turn0);
+    CHECK(rc == 0, "powder turntable --frame 0 exited %d", rc);
+    snprintf(path, sizeof path, "%s/turntable/tiny.f0000.t000.exr", out);
+    CHECK(file_exists(path), "turntable --frame 0 wrote no view %s", path);
 
     /* 6. a second run keeps the frames of the same simulation; after the simulation
      * changes (the ball thrown faster), it renders them again, however well the old
