@@ -389,6 +389,10 @@ static int cmd_sim_or_run(const options *o, pw_scene *sc, int render_too)
     pw_progress progress;
     double total = (double)(last - sc->frame_start + 1) + (render_too ? fl.count : 0);
     pw_progress_init(&progress, stderr, o->quiet, total, "frames");
+    /* a simulated frame and a rendered one cost very different times: each stage's
+     * units are weighed by their own measured cost */
+    pw_progress_add_stage(&progress, (double)(last - sc->frame_start + 1), 0);
+    if (render_too) pw_progress_add_stage(&progress, fl.count, 0);
     pw_shot_options so;
     shot_options(o, &so, &progress);
     if (render_too) so.resume = !o->force;

@@ -20,8 +20,106 @@ void pw_progress_init(pw_progress *p, FILE *out, int quiet, double total, const 
     p->total = total > 0 ? total : 1;
     p->unit = unit;
     p->t_start = pw_now();
+    p->t_last = p->t_start;
     p->t_last_draw = -1;
     p->last_percent = -1;
+}
+
+void pw_progress_add_stage(pw_progress *p, double units, double prior_seconds)
+{
+    if (p->n_stages == PW_PROGRESS_MAX_STAGES) return;
+    pw_progress_stage *s = &p->stages[p->n_stages];
+    memset(s, 0, sizeof *s);
+    s->first = p->n_stages ? p->stages[p->n_stages - 1].first + p->stages[p->n_stages - 1].units
+                           : 0;
+    s->units = units > 0 ? units : 0;
+    s->prior_seconds = prior_seconds > 0 ? prior_seconds : 0;
+    p->n_stages++;
+}
+
+/* Without declared stages the job is one stage of `total` units. */
+static int stages(const pw_progress *p, const pw_progress_stage **out, pw_progress_stage *one)
+{
+    if (p->n_stages) {
+        *out = p->stages;
+        return p->n_stages;
+    }
+    memset(one, 0, sizeof *one);
+    one->units = p->total;
+    *out = one;
+    return 1;
+}
+
+static double overlap(double a0, double a1, double b0, double b1)
+{
+    double lo = a0 > b0 ? a0 : b0, hi = a1 < b1 ? a1 : b1;
+    return hi > lo ? hi - lo : 0;
+}
+
+/* Charges dt to the stages of the units [from, to), in proportion to their share. */
+static void charge(pw_progress *p, double from, double to, double dt)
+{
+    if (!(to > from) || !(dt >= 0)) return;
+    if (!p->n_stages) pw_progress_add_stage(p, p->total, 0);
+    for (int k = 0; k < p->n_stages; k++) {
+        pw_progress_stage *s = &p->stages[k];
+        double u = overlap(from, to, s->first, s->first + s->units);
+        s->measured_units += u;
+        s->measured_seconds += dt * u / (to - from);
+    }
+}
+
+/* Seconds per unit of each stage: measured, else the prior, else the mean of the
+ * measured stages, else 1 (nothing known: plain unit counting). */
+static void unit_costs(const pw_progress_stage *s, int n, double *cost)
+{
+    double sum = 0;
+    int measured = 0;
+    for (int k = 0; k < n; k++)
+        if (s[k].measured_units > 0) {
+            sum += s[k].measured_seconds / s[k].measured_units;
+            measured++;
+        }
+    for (int k = 0; k < n; k++) {
+        if (s[k].measured_units > 0) cost[k] = s[k].measured_seconds / s[k].measured_units;
+        else if (s[k].prior_seconds > 0) cost[k] = s[k].prior_seconds;
+        else cost[k] = measured ? sum / measured : 1;
+    }
+}
+
+static void weighted(const pw_progress *p, double *done_s, double *total_s, int *known)
+{
+    pw_progress_stage one;
+    const pw_progress_stage *s;
+    int n = stages(p, &s, &one);
+    double cost[PW_PROGRESS_MAX_STAGES];
+    unit_costs(s, n, cost);
+    *done_s = *total_s = 0;
+    *known = 0;
+    for (int k = 0; k < n; k++) {
+        double d = overlap(0, p->last_done, s[k].first, s[k].first + s[k].units);
+        *done_s += cost[k] * d;
+        *total_s += cost[k] * s[k].units;
+        *known |= s[k].measured_units > 0;
+    }
+}
+
+double pw_progress_fraction(const pw_progress *p)
+{
+    double done_s, total_s;
+    int known;
+    weighted(p, &done_s, &total_s, &known);
+    double f = total_s > 0 ? done_s / total_s : 0;
+    return f < 0 ? 0 : f > 1 ? 1 : f;
+}
+
+double pw_progress_eta(const pw_progress *p)
+{
+    double done_s, total_s;
+    int known;
+    weighted(p, &done_s, &total_s, &known);
+    if (!known) return -1;
+    return total_s > done_s ? total_s - done_s : 0;
 }
 
 static void format_duration(double s, char *buf, size_t n)
@@ -31,18 +129,17 @@ static void format_duration(double s, char *buf, size_t n)
     else snprintf(buf, n, "%dm%02ds", (int)(s / 60), (int)s % 60);
 }
 
-void pw_progress_update(pw_progress *p, double done, const char *label)
+static void draw(pw_progress *p, double now)
 {
     if (p->mode == PW_PROGRESS_QUIET) return;
-    if (label) snprintf(p->label, sizeof p->label, "%s", label);
-    double frac = done / p->total;
-    if (frac < 0) frac = 0;
-    if (frac > 1) frac = 1;
+    double frac = pw_progress_fraction(p);
     int percent = (int)(frac * 100.0);
-    double now = pw_now(), elapsed = now - p->t_start;
+    double elapsed = now - p->t_start;
 
     if (p->mode == PW_PROGRESS_LINES) {
-        if (percent == p->last_percent) return;
+        /* re-weighing may move the fraction back; parsers of these lines expect it to
+         * only grow, so a smaller value is held until the work passes it */
+        if (percent <= p->last_percent) return;
         p->last_percent = percent;
         fprintf(p->out, "PROGRESS %d%%\n", percent);
         fflush(p->out);
@@ -53,9 +150,9 @@ void pw_progress_update(pw_progress *p, double done, const char *label)
     p->t_last_draw = now;
     p->last_percent = percent;
     char eta[32], el[32];
-    format_duration(frac > 0 ? elapsed * (1 - frac) / frac : -1, eta, sizeof eta);
+    format_duration(pw_progress_eta(p), eta, sizeof eta);
     format_duration(elapsed, el, sizeof el);
-    double rate = elapsed > 0 ? done / elapsed : 0;
+    double rate = elapsed > 0 ? p->last_done / elapsed : 0;
     enum { WIDTH = 28 };
     char bar[WIDTH + 1];
     int filled = (int)(frac * WIDTH + 0.5);
@@ -64,6 +161,36 @@ void pw_progress_update(pw_progress *p, double done, const char *label)
     fprintf(p->out, "\r\033[K[%s] %3d%%  %.2f %s/s  elapsed %s  ETA %s  %s", bar, percent, rate,
             p->unit, el, eta, p->label);
     fflush(p->out);
+}
+
+void pw_progress_update_at(pw_progress *p, double done, const char *label, double t)
+{
+    if (label) snprintf(p->label, sizeof p->label, "%s", label);
+    /* an update that completes nothing leaves its time to the next one that does */
+    if (done > p->last_done) {
+        charge(p, p->last_done, done, t - p->t_last);
+        p->last_done = done;
+        p->t_last = t;
+    }
+    draw(p, t);
+}
+
+void pw_progress_skip_at(pw_progress *p, double done, const char *label, double t)
+{
+    if (label) snprintf(p->label, sizeof p->label, "%s", label);
+    if (done > p->last_done) p->last_done = done;
+    p->t_last = t;
+    draw(p, t);
+}
+
+void pw_progress_update(pw_progress *p, double done, const char *label)
+{
+    pw_progress_update_at(p, done, label, pw_now());
+}
+
+void pw_progress_skip(pw_progress *p, double done, const char *label)
+{
+    pw_progress_skip_at(p, done, label, pw_now());
 }
 
 void pw_progress_finish(pw_progress *p)

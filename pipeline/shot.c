@@ -155,7 +155,8 @@ pw_status pw_shot_simulate(const pw_scene *sc, int last_frame, const pw_shot_opt
         }
     }
     double units = o->progress_base + (resume_from - sc->frame_start + 1);
-    if (o->progress) pw_progress_update(o->progress, units, "sim");
+    /* cached frames cost nothing now: skipped, so they do not make the sim look fast */
+    if (o->progress) pw_progress_skip(o->progress, units, "sim");
     if (resume_from == last_frame) {
         log_line(o, "sim: frames %d-%d already cached", sc->frame_start, last_frame);
         return PW_OK;
@@ -407,7 +408,7 @@ pw_status pw_shot_render(const pw_scene *sc, const pw_frame_list *frames,
         double base = o->progress_base + k;
         if (o->resume && !o->force && pw_shot_exr_is_current(sc, exr)) {
             log_line(o, "render: frame %d already done (%s)", f, exr);
-            if (o->progress) pw_progress_update(o->progress, base + 1, "render");
+            if (o->progress) pw_progress_skip(o->progress, base + 1, "render");
             continue;
         }
         rc = render_one(sc, f, NULL, 0, &sc->camera, &rs, exr, o, base, NULL, err);
