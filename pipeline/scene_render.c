@@ -15,7 +15,9 @@ static const char *const keys_lights[] = {"sun", "sky", "envmap", NULL};
 static const char *const keys_sun[] = {"direction", "angular_diameter_deg", "irradiance", NULL};
 static const char *const keys_sky[] = {"radiance", NULL};
 static const char *const keys_envmap[] = {"path", "intensity", "rotation_deg", NULL};
-static const char *const keys_surface[] = {"shape", "color", "size", NULL};
+static const char *const keys_surface[] = {"shape", "color", "size", "role", NULL};
+/* in pw_surface_role order */
+static const char *const surface_roles[] = {"opaque", "holdout", "shadow_catcher", NULL};
 static const char *const compressions[] = {"zip", "piz", "none", NULL};
 static const char *const beauties[] = {"half", "float", NULL};
 static const char *const backgrounds[] = {"sky", "transparent", NULL};
@@ -182,6 +184,10 @@ static pw_status parse_surfaces(const sc_ctx *c, json_t *render, pw_scene *s)
             (rc = sc_vec3(c, obj, at, "color", 0, v3(0.8, 0.8, 0.8), colour, &d->color)) ||
             (rc = sc_number(c, obj, at, "size", 0, 0, size, &d->size)) != PW_OK)
             return rc;
+        int role;
+        if ((rc = sc_enum(c, obj, at, "role", PW_SURFACE_OPAQUE, surface_roles, &role)) != PW_OK)
+            return rc;
+        d->role = (pw_surface_role)role;
         if (d->size > 0 && d->shape.kind != PW_SHAPE_HALFSPACE) {
             char sz[SC_PATH];
             sc_join(sz, at, "size");

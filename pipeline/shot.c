@@ -351,8 +351,10 @@ static pw_status render_one(const pw_scene *sc, int frame, pw_density *given,
         if (dot && strlen(dot) == 4) strcpy(dot, ".png");
         else strncat(png, ".png", sizeof png - strlen(png) - 1);
         /* A preview is viewed, not composited: show the sky seen through the snow as it
-         * is in the beauty, rather than as transparent. */
-        for (size_t k = 0; k < (size_t)img.width * img.height; k++) img.rgba[4 * k + 3] = 1.0f;
+         * is in the beauty, rather than as transparent; a transparent background asked for
+         * compositing, so there the preview keeps its alpha too. */
+        if (!rs->transparent_background)
+            for (size_t k = 0; k < (size_t)img.width * img.height; k++) img.rgba[4 * k + 3] = 1.0f;
         if ((rc = pw_png_write(png, img.rgba, img.width, img.height, sc->png_exposure, err)) !=
             PW_OK)
             goto done;

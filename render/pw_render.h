@@ -160,8 +160,11 @@ typedef struct {
  * over the pixel, R2 low-discrepancy positions) of the radiance [W/m^2/sr] reaching the
  * eye; the image is bit-identical for any thread count. Alpha is the fraction of camera
  * samples whose primary ray met the medium (a real collision, so its expectation is
- * 1 - transmittance) or a surface. Colour is premultiplied and includes what is seen of
- * the sky or environment through the holes, which therefore adds colour at alpha 0.
+ * 1 - transmittance) or a surface; a sample whose primary ray meets a holdout surface
+ * adds nothing (RGB 0, alpha 0), one that meets a shadow catcher adds RGB 0 and alpha =
+ * the share of direct light the scene takes from that point (surfaces.h). Colour is
+ * premultiplied and includes what is seen of the sky or environment through the holes,
+ * which therefore adds colour at alpha 0 (none with transparent_background).
  * Optional AOVs (settings.aov_depth, aov_albedo): depth = mean planar camera z [m]
  * (along the view axis) of the first event over the samples that had one (INFINITY if
  * none); albedo = mean

@@ -39,6 +39,7 @@ typedef struct {
     vec3 p0;    /* [m] a point on the plane */
     vec3 n;     /* unit normal */
     vec3 color;
+    pw_surface_role role;
 } infinite_plane;
 
 struct pw_surfaces {
@@ -47,6 +48,7 @@ struct pw_surfaces {
     pw_error device_err;     /* written by the Embree error callback */
     int n;                   /* surfaces described */
     vec3 *color;             /* [n] albedo by surface index (= geomID) */
+    pw_surface_role *role;   /* [n] by surface index */
     analytic_prim *prims;    /* [n] valid where kind is sphere or cylinder */
     infinite_plane *planes;  /* [n_planes] */
     int n_planes;
@@ -278,6 +280,8 @@ static pw_status check_desc(const pw_surface_desc *d, int id, pw_error *err)
     if (!(c.x >= 0 && c.x <= 1 && c.y >= 0 && c.y <= 1 && c.z >= 0 && c.z <= 1))
         return pw_fail(err, PW_EINVAL, "surface %d: color outside [0, 1] (%g %g %g)", id, c.x,
                        c.y, c.z);
+    if (!(d->role >= PW_SURFACE_OPAQUE && d->role <= PW_SURFACE_SHADOW_CATCHER))
+        return pw_fail(err, PW_EINVAL, "surface %d: unknown role %d", id, (int)d->role);
     if (!v3_isfinite(sh->center))
         return pw_fail(err, PW_EINVAL, "surface %d: center not finite", id);
     switch (sh->kind) {
@@ -327,6 +331,7 @@ static pw_status add_surface(pw_surfaces *s, const pw_surface_desc *d, int id, d
     if (v3_length(sh->rotation_axis) == 0) world_from_shape = R;
     vec3 origin = v3_add(m3_mulv(R, sh->center), T);
     s->color[id] = d->color;
+    s->role[id] = d->role;
 
     switch (sh->kind) {
     case PW_SHAPE_HALFSPACE: {
@@ -336,6 +341,7 @@ static pw_status add_surface(pw_surfaces *s, const pw_surface_desc *d, int id, d
             pl->p0 = origin;
             pl->n = n;
             pl->color = d->color;
+            pl->role = d->role;
             return PW_OK;
         }
         vec3 tu, tv, v[4];
@@ -413,10 +419,11 @@ pw_surfaces *pw_surfaces_create(const pw_surface_desc *desc, int n, double t, pw
     int cap = n > 0 ? n : 1;
     if (s) {
         s->color = calloc(cap, sizeof *s->color);
+        s->role = calloc(cap, sizeof *s->role);
         s->prims = calloc(cap, sizeof *s->prims);
         s->planes = calloc(cap, sizeof *s->planes);
     }
-    if (!s || !s->color || !s->prims || !s->planes) {
+    if (!s || !s->color || !s->role || !s->prims || !s->planes) {
         pw_surfaces_destroy(s);
         pw_fail(err, PW_ENOMEM, "surfaces: out of memory (%d surfaces)", n);
         return NULL;
@@ -457,6 +464,7 @@ void pw_surfaces_destroy(pw_surfaces *s)
     if (s->scene) rtcReleaseScene(s->scene);
     if (s->device) rtcReleaseDevice(s->device);
     free(s->color);
+    free(s->role);
     free(s->prims);
     free(s->planes);
     free(s);
@@ -502,6 +510,7 @@ int pw_surfaces_intersect(const pw_surfaces *s, vec3 org, vec3 dir, double tmin,
     int plane = nearest_plane(s, org, dir, tmin, &t_best);
     vec3 n = plane >= 0 ? s->planes[plane].n : v3_zero();
     vec3 color = plane >= 0 ? s->planes[plane].color : v3_zero();
+    pw_surface_role role = plane >= 0 ? s->planes[plane].role : PW_SURFACE_OPAQUE;
     int found = plane >= 0;
 
     if (s->n_finite > 0) {
@@ -531,6 +540,7 @@ int pw_surfaces_intersect(const pw_surfaces *s, vec3 org, vec3 dir, double tmin,
                 t_best = t;
                 n = ng;
                 color = s->color[id];
+                role = s->role[id];
                 found = 1;
             }
         }
@@ -542,6 +552,7 @@ int pw_surfaces_intersect(const pw_surfaces *s, vec3 org, vec3 dir, double tmin,
     hit->p = v3_madd(org, dir, t_best);
     hit->n = n;
     hit->color = color;
+    hit->role = role;
     return 1;
 }
 

@@ -8,10 +8,21 @@
 #include "pw_math.h"
 #include "pw_shape.h"
 
+/* What a surface is for in compositing. Only camera rays see the role: for every other
+ * ray (light, bounces) each surface is the diffuse surface it describes. */
+typedef enum {
+    PW_SURFACE_OPAQUE = 0,     /* drawn as it is */
+    PW_SURFACE_HOLDOUT,        /* a stand-in for a filmed object: RGB 0 and alpha 0 where
+                                  the camera sees it, so it hides the snow behind it */
+    PW_SURFACE_SHADOW_CATCHER  /* a stand-in for the filmed ground: RGB 0, alpha = the share
+                                  of direct light the CG (snow, other surfaces) takes away */
+} pw_surface_role;
+
 typedef struct {
     pw_shape shape;  /* half-space = a ground plane (finite when size > 0) */
     double size;     /* [m] half-space only: half side of the square drawn; 0 = infinite */
     vec3 color;      /* diffuse albedo, each channel in [0, 1] */
+    pw_surface_role role;
 } pw_surface_desc;
 
 typedef struct {
@@ -19,6 +30,7 @@ typedef struct {
     vec3 p;          /* hit point */
     vec3 n;          /* unit geometric normal, facing against the incoming ray */
     vec3 color;      /* diffuse albedo of the surface hit */
+    pw_surface_role role;
 } pw_surface_hit;
 
 typedef struct pw_surfaces pw_surfaces;

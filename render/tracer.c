@@ -40,6 +40,8 @@ struct pw_renderer {
 typedef struct {
     vec3 L;                 /* radiance [W/m^2/sr] */
     int hit;                /* the primary ray met the medium or a surface */
+    double alpha;           /* coverage of this sample: 1 on a hit, the shadow share on a
+                               shadow catcher, 0 for sky and holdouts */
     double depth;           /* [m] distance to the first event */
     vec3 albedo;            /* albedo of the first event */
     uint64_t events;        /* real collisions + surface bounces */
@@ -132,6 +134,37 @@ static vec3 direct_light(const pw_renderer *r, const pw_density *d, vec3 x, cons
     return sum;
 }
 
+/* The share of the direct light at a shadow catcher's point x that the scene takes away:
+ * 1 - sum(E f T) / sum(E f) over the same light samples, luminance-weighted (alpha is
+ * one channel). Only direct light: what the snow bounces onto the ground is not in it. */
+static double catcher_shadow(const pw_renderer *r, const pw_density *d, vec3 x, const lobe *lb,
+                             pw_rng *rng)
+{
+    const pw_lights *L = &r->lights;
+    const vec3 lum = v3(0.2126, 0.7152, 0.0722);
+    double lit = 0, unoccluded = 0;
+    if (L->has_sun) {
+        vec3 wo;
+        vec3 Ew = pw_lights_sun_sample(L, pw_rng_next(rng), pw_rng_next(rng), &wo);
+        double e = v3_dot(Ew, lum) * lobe_eval(lb, wo);
+        if (e > 0) {
+            unoccluded += e;
+            lit += e * shadow(r, d, x, wo, rng);
+        }
+    }
+    if (!pw_lights_env_black(L)) {
+        vec3 wo;
+        double pdf_light;
+        vec3 Le = pw_lights_env_sample(L, pw_rng_next(rng), pw_rng_next(rng), &wo, &pdf_light);
+        double e = pdf_light > 0 ? v3_dot(Le, lum) * lobe_eval(lb, wo) / pdf_light : 0;
+        if (e > 0) {
+            unoccluded += e;
+            lit += e * shadow(r, d, x, wo, rng);
+        }
+    }
+    return unoccluded > 0 ? 1.0 - lit / unoccluded : 0.0;
+}
+
 /* ---- one path ---------------------------------------------------------------- */
 
 static double max3(vec3 a) { return fmax(a.x, fmax(a.y, a.z)); }
@@ -177,9 +210,16 @@ static void trace_path(const pw_renderer *r, const pw_density *d, vec3 o, vec3 d
             albedo = hit.color;
             lb.surface = 1;
             lb.n = hit.n;
+            /* the camera sees a stand-in for a filmed object: no colour of its own */
+            if (res->events == 0 && hit.role == PW_SURFACE_HOLDOUT) return;
+            if (res->events == 0 && hit.role == PW_SURFACE_SHADOW_CATCHER) {
+                res->alpha = catcher_shadow(r, d, x, &lb, rng);
+                return;
+            }
         }
         if (res->events == 0) {
             res->hit = 1;
+            res->alpha = 1;
             res->depth = t;
             res->albedo = albedo;
         }
@@ -264,7 +304,7 @@ static void render_tile(const pw_renderer *r, const pw_density *d, pw_image *out
             pw_rng prng = pw_rng_seed(r->s.seed ^ 0x5eedULL, pix, UINT64_MAX);
             double off_x = pw_rng_next(&prng), off_y = pw_rng_next(&prng);
             vec3 sum = v3_zero(), alb = v3_zero();
-            double nhit = 0, depth = 0;
+            double nhit = 0, depth = 0, coverage = 0;
             for (int k = 0; k < spp; k++) {
                 pw_rng rng = pw_rng_seed(r->s.seed, pix, (uint64_t)k);
                 double fx, fy;
@@ -275,6 +315,7 @@ static void render_tile(const pw_renderer *r, const pw_density *d, pw_image *out
                 sum = v3_add(sum, res.L);
                 *events += res.events;
                 *cut += (uint64_t)res.cut;
+                coverage += res.alpha;
                 if (res.hit) {
                     nhit += 1;
                     /* planar camera z, as compositors' depth nodes expect, not ray length */
@@ -286,7 +327,7 @@ static void render_tile(const pw_renderer *r, const pw_density *d, pw_image *out
             p[0] = (float)(sum.x / spp);
             p[1] = (float)(sum.y / spp);
             p[2] = (float)(sum.z / spp);
-            p[3] = (float)(nhit / spp);
+            p[3] = (float)(coverage / spp);
             if (out->depth) out->depth[pix] = nhit > 0 ? (float)(depth / nhit) : INFINITY;
             if (out->albedo) {
                 vec3 a = nhit > 0 ? v3_scale(alb, 1.0 / nhit) : v3_zero();

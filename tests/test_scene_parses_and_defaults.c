@@ -179,6 +179,8 @@ static void case_full(pw_scene *s)
     EQV(s->surfaces[0].color, 0.2, 0.3, 0.4);
     CHECK(s->surfaces[1].shape.kind == PW_SHAPE_SPHERE, "surface 1 kind");
     EQV(s->surfaces[1].color, 0.8, 0.8, 0.8); /* default */
+    CHECK(s->surfaces[0].role == PW_SURFACE_SHADOW_CATCHER, "surface 0 role %d", s->surfaces[0].role);
+    CHECK(s->surfaces[1].role == PW_SURFACE_OPAQUE, "surface 1 role %d (default)", s->surfaces[1].role);
     EQ(s->draw_colliders, 0);
     EQV(s->collider_color, 0.1, 0.6, 0.9);
     CHECK(strcmp(s->cache_pattern, "tmp/c/full.###.pwc") == 0, "caches %s", s->cache_pattern);

@@ -169,6 +169,8 @@ static const error_case cases[] = {
      {"sim.bodies[0].shapes[0].path: cannot open", "scenes/no_such_mesh.obj'"}},
     {"5.15", REND, "\"surfaces\": [{\"shape\": {\"type\": \"sphere\", \"radius\": 1}, \"size\": 2}], "
                    REND, {"render.surfaces[0].size = 2", "only a half-space"}},
+    {"5.18", REND, "\"surfaces\": [{\"shape\": {\"type\": \"halfspace\"}, \"role\": \"catcher\"}], "
+                   REND, {"render.surfaces[0].role", "catcher", "shadow_catcher"}},
     /* 6. unknown material reference */
     {"6.1", BODY, "\"material\": \"ice\",",
      {"scene.json: sim.bodies[0].material: \"ice\" is not defined in sim.materials"}},
