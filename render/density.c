@@ -269,7 +269,7 @@ double pw_density_total_mass(const pw_density *d) { return d ? d->total_mass : 0
 
 double pw_density_spacing(const pw_density *d) { return d ? d->h : 0.0; }
 
-double pw_density_node(const pw_density *d, int i, int j, int k)
+double pw_density_field_node(const pw_density *d, const double *field, int i, int j, int k)
 {
     if (!d || d->nbricks == 0) return 0.0;
     int n[3] = {i, j, k}, b[3], l[3];
@@ -282,8 +282,13 @@ double pw_density_node(const pw_density *d, int i, int j, int k)
     }
     int32_t s = d->slot[pw_density_cell(d, b[0], b[1], b[2])];
     if (s < 0) return 0.0;
-    return d->rho[(size_t)s * PW_BRICK_SIZE + (l[2] * PW_BRICK_NODES + l[1]) * PW_BRICK_NODES +
-                  l[0]];
+    return field[(size_t)s * PW_BRICK_SIZE + (l[2] * PW_BRICK_NODES + l[1]) * PW_BRICK_NODES +
+                 l[0]];
+}
+
+double pw_density_node(const pw_density *d, int i, int j, int k)
+{
+    return d ? pw_density_field_node(d, d->rho, i, j, k) : 0.0;
 }
 
 void pw_density_visit(const pw_density *d, pw_density_node_fn fn, void *user)

@@ -41,6 +41,11 @@ static inline size_t pw_density_cell(const struct pw_density *d, int bx, int by,
     return ((size_t)bz * (size_t)d->bdim[1] + (size_t)by) * (size_t)d->bdim[0] + (size_t)bx;
 }
 
+/* Node (i, j, k) of a per-node field laid out like d->rho (d's bricks and slots); 0
+ * outside d's bricks. */
+double pw_density_field_node(const struct pw_density *d, const double *field, int i, int j,
+                             int k);
+
 /* Density [kg/m^3] at world point x by trilinear interpolation of the node values; 0
  * outside occupied bricks. */
 double pw_density_lookup(const struct pw_density *d, vec3 x);

@@ -396,20 +396,6 @@ static pw_status fine_bricks(pw_density *d, const double *x, size_t n, double re
     return PW_OK;
 }
 
-/* Value of coarse node X in field f (laid out like q->rho); 0 outside q's bricks. */
-static double coarse_node(const pw_density *q, const double *f, int i, int j, int k)
-{
-    int n[3] = {i, j, k}, b[3], l[3];
-    for (int a = 0; a < 3; a++) {
-        b[a] = floor_div(n[a], PW_BRICK);
-        l[a] = n[a] - b[a] * PW_BRICK;
-        b[a] -= q->blo[a];
-        if (b[a] < 0 || b[a] >= q->bdim[a]) return 0.0;
-    }
-    int32_t s = q->slot[pw_density_cell(q, b[0], b[1], b[2])];
-    if (s < 0) return 0.0;
-    return f[(size_t)s * PW_BRICK_SIZE + (l[2] * PW_BRICK_NODES + l[1]) * PW_BRICK_NODES + l[0]];
-}
 
 /* Calls op(q, ctx, X, value pointer) for every stored node of the coarse grid (brick
  * faces too, each copy computed from the same inputs), in parallel. */
@@ -460,7 +446,7 @@ static void op_smooth(const pw_density *q, const void *ctx, const int X[3], size
         for (int j = -1; j <= 1; j++)
             for (int i = -1; i <= 1; i++)
                 s += K[k + 1] * K[j + 1] * K[i + 1] *
-                     coarse_node(q, c->in, X[0] + i, X[1] + j, X[2] + k);
+                     pw_density_field_node(q, c->in, X[0] + i, X[1] + j, X[2] + k);
     c->out[v] = s;
 }
 

@@ -19,6 +19,7 @@
 #include "check.h"
 #include "density.h"
 #include "pw_render.h"
+#include "slab_fixture.h"
 #include "surfaces.h"
 
 enum { W = 48, H = 32 };
@@ -74,15 +75,7 @@ int main(void)
     size_t n = (size_t)side * side * layers;
     double *x = malloc(3 * n * sizeof *x), *m = malloc(n * sizeof *m);
     double rho = tau / (724.0 / 400.0 * layers * h);
-    size_t p = 0;
-    for (int k = 0; k < layers; k++)
-        for (int j = 0; j < side; j++)
-            for (int i = 0; i < side; i++, p++) {
-                x[3 * p + 0] = (i + 0.5) * h - 0.2;
-                x[3 * p + 1] = (j + 0.5) * h - 0.2;
-                x[3 * p + 2] = (k + 0.5) * h - 0.02;
-                m[p] = rho * h * h * h;
-            }
+    slab_lattice(side, layers, h, rho, x, m);
     pw_error err = {0};
     pw_density *d = pw_density_rasterize(x, m, n, h, 1, &err);
     CHECK(d != NULL, "rasterize: %s", err.msg);

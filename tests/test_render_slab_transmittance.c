@@ -18,6 +18,7 @@
 #include "check.h"
 #include "density.h"
 #include "pw_render.h"
+#include "slab_fixture.h"
 
 int main(void)
 {
@@ -31,15 +32,7 @@ int main(void)
     for (int ti = 0; ti < 3; ti++) {
         double tau = taus[ti];
         double rho = tau / (sigma_t_ref / rho_ref * layers * h); /* [kg/m^3] */
-        size_t p = 0;
-        for (int k = 0; k < layers; k++)
-            for (int j = 0; j < side; j++)
-                for (int i = 0; i < side; i++, p++) {
-                    x[3 * p + 0] = (i + 0.5) * h - 0.2;
-                    x[3 * p + 1] = (j + 0.5) * h - 0.2;
-                    x[3 * p + 2] = (k + 0.5) * h - 0.02;
-                    m[p] = rho * h * h * h;
-                }
+        slab_lattice(side, layers, h, rho, x, m);
         pw_error err = {0};
         pw_density *d = pw_density_rasterize(x, m, n, h, 1, &err);
         CHECK(d != NULL, "rasterize: %s", err.msg);
