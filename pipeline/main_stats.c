@@ -37,7 +37,11 @@ static const char *const help_text =
     "              that have not opened yet separate pieces; largest piece share and\n"
     "              broken (loose) share of all particles\n"
     "  Jp          min / mean / max of J_P = det F_P (< 1 compacted, > 1 stretched)\n"
-    "  KE          kinetic energy [J]; bounds: the particles' bounding box [m]\n"
+    "  KE          kinetic energy [J]; elastic: the elastic energy stored (sum V0 Psi,\n"
+    "              hardened moduli) [J]; total: kinetic + elastic + gravitational\n"
+    "              (relative to y = 0) [J], what plasticity and friction take and\n"
+    "              what the model makes show as its change from frame to frame\n"
+    "  bounds      the particles' bounding box [m]\n"
     "  near        per collider, share of particles within 2 h of its surface\n"
     "--json prints one JSON object per frame and line. Caches come from `powder sim`\n"
     "(from DIR/cache with --output DIR).\n";
@@ -86,9 +90,9 @@ static int parse(int argc, char **argv, stats_options *o)
 
 static void print_header(const pw_scene *sc)
 {
-    printf("%5s %9s %9s %7s %7s %5s %5s %6s %7s %7s %6s %6s %6s %10s", "frame", "particles",
-           "fragments", "largest", "second", ">=1%", ">=5", "pieces", "largest", "broken",
-           "Jp min", "mean", "max", "KE [J]");
+    printf("%5s %9s %9s %7s %7s %5s %5s %6s %7s %7s %6s %6s %6s %10s %10s %10s", "frame",
+           "particles", "fragments", "largest", "second", ">=1%", ">=5", "pieces", "largest",
+           "broken", "Jp min", "mean", "max", "KE [J]", "elastic", "total");
     for (int k = 0; k < sc->n_colliders && k < PW_STATS_MAX_COLLIDERS; k++)
         printf("  near%d", k);
     printf("  bounds [m]\n");
@@ -96,10 +100,13 @@ static void print_header(const pw_scene *sc)
 
 static void print_row(int f, const pw_frame_stats *st)
 {
-    printf("%5d %9zu %9zu %6.1f%% %6.1f%% %5zu %5zu %6zu %6.1f%% %6.1f%% %6.3f %6.3f %6.3f %10.4g",
+    printf("%5d %9zu %9zu %6.1f%% %6.1f%% %5zu %5zu %6zu %6.1f%% %6.1f%% %6.3f %6.3f %6.3f %10.4g "
+           "%10.4g %10.5g",
            f, st->particles, st->fragments, 100 * st->largest_share, 100 * st->second_share,
            st->fragments_large, st->fragments_5, st->pieces_large, 100 * st->largest_piece,
-           100 * st->broken_share, st->jp_min, st->jp_mean, st->jp_max, st->kinetic_energy);
+           100 * st->broken_share, st->jp_min, st->jp_mean, st->jp_max, st->kinetic_energy,
+           st->elastic_energy,
+           st->kinetic_energy + st->potential_energy + st->elastic_energy);
     for (int k = 0; k < st->n_colliders; k++) printf(" %5.1f%%", 100 * st->near_share[k]);
     printf("  [%.3f %.3f %.3f]-[%.3f %.3f %.3f]\n", st->lo.x, st->lo.y, st->lo.z, st->hi.x,
            st->hi.y, st->hi.z);
@@ -112,13 +119,14 @@ static void print_json(int f, double t, const pw_frame_stats *st)
            "\"fragments_ge_1pct\": %zu, \"fragments_ge_5\": %zu, \"pieces_ge_1pct\": %zu, "
            "\"largest_piece_share\": %.6f, \"second_piece_share\": %.6f, "
            "\"broken_share\": %.6f, \"jp_min\": %.6g, "
-           "\"jp_mean\": %.6g, \"jp_max\": %.6g, \"kinetic_energy\": %.9g, \"mass\": %.9g, "
+           "\"jp_mean\": %.6g, \"jp_max\": %.6g, \"kinetic_energy\": %.9g, "
+           "\"elastic_energy\": %.9g, \"potential_energy\": %.9g, \"mass\": %.9g, "
            "\"momentum\": [%.9g, %.9g, %.9g], \"bounds\": [[%.6g, %.6g, %.6g], [%.6g, %.6g, "
            "%.6g]], \"near_collider\": [",
            f, t, st->particles, st->link, st->fragments, st->largest_share, st->second_share,
            st->fragments_large, st->fragments_5, st->pieces_large, st->largest_piece,
            st->second_piece, st->broken_share, st->jp_min, st->jp_mean, st->jp_max,
-           st->kinetic_energy, st->mass, st->momentum.x, st->momentum.y, st->momentum.z,
+           st->kinetic_energy, st->elastic_energy, st->potential_energy, st->mass, st->momentum.x, st->momentum.y, st->momentum.z,
            st->lo.x, st->lo.y, st->lo.z, st->hi.x, st->hi.y, st->hi.z);
     for (int k = 0; k < st->n_colliders; k++) printf("%s%.6f", k ? ", " : "", st->near_share[k]);
     printf("]}\n");
@@ -155,7 +163,8 @@ static int run_stats(const stats_options *o, pw_scene *sc)
             break;
         }
         pw_frame_stats fs;
-        st = pw_stats_cache(cache, o->link_h, sc->colliders, sc->n_colliders, &fs, &err);
+        st = pw_stats_cache(cache, o->link_h, sc->sim.gravity, sc->colliders, sc->n_colliders,
+                            &fs, &err);
         if (st != PW_OK) break;
         if (o->json) {
             print_json(f, info.time, &fs);

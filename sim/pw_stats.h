@@ -47,6 +47,9 @@ typedef struct {
     double second_piece;       /* the same for the second largest piece [-]               */
     double jp_min, jp_mean, jp_max;  /* J_P = det F_P [-] (1 when the frame has no Jp)    */
     double kinetic_energy;     /* sum 1/2 m |v|^2 [J]                                     */
+    double elastic_energy;     /* sum V0 Psi(F_E) with the hardened mu, lambda (eqs. 1-2)
+                                  [J]; 0 when the frame lacks F_E                         */
+    double potential_energy;   /* sum -m g . x, relative to the origin [J]; 0 without g   */
     double mass;               /* [kg]                                                    */
     vec3 momentum;             /* sum m v [kg m/s]                                        */
     vec3 lo, hi;               /* bounding box of the particle positions [m]              */
@@ -56,7 +59,11 @@ typedef struct {
 } pw_frame_stats;
 
 /* Particle arrays the measures need. v, m, Jp and xi may be NULL (their measures are
- * then 0, 0 and 1; without Jp or xi no particle counts as broken). */
+ * then 0, 0 and 1; without Jp or xi no particle counts as broken). The elastic energy
+ * needs Fe, V0, mu0, lambda0, Jp_min, Jp_max, Jp and xi (else it is 0): with them the
+ * sum of kinetic, potential and elastic energy is the mechanical energy the model
+ * holds, so a frame-to-frame rise shows energy the model made, a fall what plasticity
+ * and friction took. */
 typedef struct {
     size_t n;
     const vec3 *x;       /* [m]   */
@@ -64,6 +71,11 @@ typedef struct {
     const double *m;     /* [kg]  */
     const double *Jp;    /* [-]   */
     const double *xi;    /* [-] hardening coefficient */
+    const mat3 *Fe;      /* elastic deformation gradient */
+    const double *V0;    /* [m^3] initial volume */
+    const double *mu0, *lambda0;    /* [Pa] Lame parameters before hardening */
+    const double *Jp_min, *Jp_max;  /* [-] the bounds the solver clamps J_P to in eq. 2 */
+    vec3 gravity;        /* [m/s^2] for the potential energy; zero = none */
 } pw_stats_particles;
 
 /* Fills *st for the particles p. link [m] > 0 is the link distance of the fragment
@@ -80,9 +92,12 @@ pw_status pw_stats_compute(const pw_stats_particles *p, double link, double h,
 pw_status pw_stats_fragments(const vec3 *x, size_t n, double link, uint32_t *label,
                              size_t *n_fragments, pw_error *err);
 
-/* Reads the attributes the measures need from a frame cache at path (x, v, m, Jp, xi),
- * then computes as pw_stats_compute with the cache's h and time. */
-pw_status pw_stats_cache(const char *path, double link_h, const pw_collider_desc *colliders,
-                         int n_colliders, pw_frame_stats *st, pw_error *err);
+/* Reads the attributes the measures need from a frame cache at path (x, v, m, Jp, xi,
+ * and for the elastic energy Fe, V0, mu0, lambda0, Jp_min, Jp_max when the cache has
+ * them), then computes as pw_stats_compute with the cache's h and time and the given
+ * gravity [m/s^2]. */
+pw_status pw_stats_cache(const char *path, double link_h, vec3 gravity,
+                         const pw_collider_desc *colliders, int n_colliders,
+                         pw_frame_stats *st, pw_error *err);
 
 #endif

@@ -1,9 +1,11 @@
 /* stats.c — frame measures (pw_stats.h): fragments by union-find over a hash grid,
- * J_P, kinetic energy, bounds and the share of snow near each collider. */
+ * J_P, kinetic, potential and elastic energy, bounds and the share of snow near each
+ * collider. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "constitutive.h"
 #include "pw_stats.h"
 
 /* Cells of the hash grid are link-sized, so linked particles lie in the same or
@@ -272,6 +274,16 @@ pw_status pw_stats_compute(const pw_stats_particles *p, double link, double h,
             st->kinetic_energy += 0.5 * m * v3_length2(p->v[i]);
             st->momentum = v3_madd(st->momentum, p->v[i], m);
         }
+        st->potential_energy -= m * v3_dot(p->gravity, p->x[i]);
+        if (p->Fe && p->V0 && p->mu0 && p->lambda0 && p->Jp && p->xi && p->Jp_min &&
+            p->Jp_max) {
+            /* the hardened moduli exactly as the solver forms them (eq. 2, J_P clamped) */
+            double jp = p->Jp[i] < p->Jp_min[i] ? p->Jp_min[i]
+                        : p->Jp[i] > p->Jp_max[i] ? p->Jp_max[i] : p->Jp[i];
+            double hard = pw_hardening(p->xi[i], jp);
+            st->elastic_energy +=
+                p->V0[i] * pw_fcr_energy(p->Fe[i], p->mu0[i] * hard, p->lambda0[i] * hard);
+        }
         if (p->Jp) {
             double j = p->Jp[i];
             st->jp_min = j < st->jp_min ? j : st->jp_min;
@@ -300,21 +312,51 @@ static const pw_cache_attr *need_attr(const char *path, const pw_cache_frame *cf
     return a;
 }
 
-pw_status pw_stats_cache(const char *path, double link_h, const pw_collider_desc *colliders,
-                         int n_colliders, pw_frame_stats *st, pw_error *err)
+pw_status pw_stats_cache(const char *path, double link_h, vec3 gravity,
+                         const pw_collider_desc *colliders, int n_colliders,
+                         pw_frame_stats *st, pw_error *err)
 {
-    static const char *const names[] = {"x", "v", "m", "Jp", "xi"};
+    static const char *const required[] = {"x", "v", "m", "Jp", "xi"};
+    static const char *const with_energy[] = {"x",  "v",   "m",       "Jp",     "xi",
+                                              "Fe", "V0",  "mu0",     "lambda0", "Jp_min",
+                                              "Jp_max"};
+    /* the elastic energy only when the cache holds what it needs */
+    pw_cache_info info;
+    pw_status rc = pw_cache_stat(path, &info, err);
+    if (rc != PW_OK) return rc;
+    int energy = 1;
+    for (int k = 5; k < 11; k++) {
+        int found = 0;
+        for (int a = 0; a < info.n_attrs && !found; a++)
+            found = !strcmp(info.attrs[a].name, with_energy[k]);
+        energy &= found;
+    }
     pw_cache_frame cf;
-    pw_status rc = pw_cache_read(path, names, 5, &cf, err);
+    rc = energy ? pw_cache_read(path, with_energy, 11, &cf, err)
+                : pw_cache_read(path, required, 5, &cf, err);
     if (rc != PW_OK) return rc;
     const pw_cache_attr *x = need_attr(path, &cf, "x", 3, err);
     const pw_cache_attr *v = x ? need_attr(path, &cf, "v", 3, err) : NULL;
     const pw_cache_attr *m = v ? need_attr(path, &cf, "m", 1, err) : NULL;
     const pw_cache_attr *jp = m ? need_attr(path, &cf, "Jp", 1, err) : NULL;
     const pw_cache_attr *xi = jp ? need_attr(path, &cf, "xi", 1, err) : NULL;
-    if (!xi) rc = err ? err->code : PW_EFORMAT;
+    const pw_cache_attr *e[6] = {NULL};
+    static const unsigned e_comp[6] = {9, 1, 1, 1, 1, 1};
+    int ok = xi != NULL;
+    for (int k = 0; k < 6 && ok && energy; k++)
+        ok = (e[k] = need_attr(path, &cf, with_energy[5 + k], e_comp[k], err)) != NULL;
+    if (!ok) rc = err ? err->code : PW_EFORMAT;
     if (rc == PW_OK) {
-        pw_stats_particles p = {(size_t)cf.count, x->data, v->data, m->data, jp->data, xi->data};
+        pw_stats_particles p = {(size_t)cf.count, x->data, v->data, m->data, jp->data, xi->data,
+                                NULL, NULL, NULL, NULL, NULL, NULL, gravity};
+        if (energy) {
+            p.Fe = e[0]->data;
+            p.V0 = e[1]->data;
+            p.mu0 = e[2]->data;
+            p.lambda0 = e[3]->data;
+            p.Jp_min = e[4]->data;
+            p.Jp_max = e[5]->data;
+        }
         rc = pw_stats_compute(&p, link_h * cf.h, cf.h, colliders, n_colliders, cf.time, st, err);
         if (rc != PW_OK) pw_error_prefix(err, "%s", path);
     }

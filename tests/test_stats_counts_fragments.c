@@ -10,7 +10,11 @@
  *    computed here; the share within 2 h of a floor equals the lattice layers below it.
  * 5. Bad input: a NaN position and a zero link are refused (PW_EINVAL); a cache without
  *    Jp is refused naming the file and the attribute; a written cache measures the same
- *    as the arrays it was written from. */
+ *    as the arrays it was written from.
+ * 6. Energies: elastic = sum V0 Psi(F_E) with the moduli hardened by e^{xi (1 - J_P)}
+ *    (J_P clamped to the particle's bounds), in closed form for a stretch and a shear;
+ *    potential = -sum m g . x; a cache with F_E and the moduli gives the same, one
+ *    without them gives elastic 0. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,7 +137,8 @@ static void shares_and_sums(void)
         mass += m[i];
         jsum += jp[i];
     }
-    pw_stats_particles p = {n, x, v, m, jp, NULL};
+    pw_stats_particles p = {n, x, v, m, jp, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                            {0, 0, 0}};
     pw_collider_desc floor;
     memset(&floor, 0, sizeof floor);
     pw_shape_init(&floor.shape, PW_SHAPE_HALFSPACE);
@@ -180,14 +185,16 @@ static void shares_and_sums(void)
     cf.n_attrs = 5;
     CHECK(pw_cache_write(path, &cf, &err) == PW_OK, "write: %s", err.msg);
     pw_frame_stats sc;
-    CHECK(pw_stats_cache(path, 1.4, &floor, 1, &sc, &err) == PW_OK, "stats of cache: %s", err.msg);
+    CHECK(pw_stats_cache(path, 1.4, v3_zero(), &floor, 1, &sc, &err) == PW_OK,
+          "stats of cache: %s", err.msg);
     CHECK(sc.fragments == st.fragments && sc.largest_share == st.largest_share &&
           sc.kinetic_energy == st.kinetic_energy && sc.near_share[0] == st.near_share[0] &&
           sc.link == 0.7, "cache figures differ");
     cf.attrs = attrs + 1; /* no Jp */
     cf.n_attrs = 4;
     CHECK(pw_cache_write(path, &cf, &err) == PW_OK, "write: %s", err.msg);
-    CHECK(pw_stats_cache(path, 1.4, NULL, 0, &sc, &err) == PW_EFORMAT, "missing Jp accepted");
+    CHECK(pw_stats_cache(path, 1.4, v3_zero(), NULL, 0, &sc, &err) == PW_EFORMAT,
+          "missing Jp accepted");
     CHECK(strstr(err.msg, "stats_frame.pwc") && strstr(err.msg, "'Jp'"), "message: %s", err.msg);
     free(x), free(v), free(m), free(jp), free(xi);
 }
@@ -208,7 +215,8 @@ static void cracks_split_pieces(void)
         xi[i] = 10;
         if (layer == 7) jp[i] = 20, xi[i] = 0;
     }
-    pw_stats_particles p = {n, x, NULL, NULL, jp, xi};
+    pw_stats_particles p = {n, x, NULL, NULL, jp, xi, NULL, NULL, NULL, NULL, NULL, NULL,
+                            {0, 0, 0}};
     pw_frame_stats st;
     CHECK(pw_stats_compute(&p, 0.7, 0.5, NULL, 0, 0.0, &st, NULL) == PW_OK, "crack: compute");
     CHECK(st.fragments == 1 && st.largest_share == 1, "crack: %zu fragments", st.fragments);
@@ -218,11 +226,68 @@ static void cracks_split_pieces(void)
     free(x), free(jp), free(xi);
 }
 
+/* Psi = mu |F - R|^2 + lambda/2 (J - 1)^2 in closed form: for F = diag(a, 1, 1), R = I,
+ * Psi = mu (a - 1)^2 + lambda/2 (a - 1)^2; for a rotation F = R, Psi = 0. */
+static void energies(void)
+{
+    vec3 x[3] = {v3(0, 1, 0), v3(0, 2, 0), v3(5, 0, 0)};
+    double m[3] = {1, 2, 3}, jp[3] = {1.0, 0.9, 0.5}, xi[3] = {10, 10, 10};
+    double V0[3] = {1e-3, 2e-3, 1e-3}, mu0[3] = {100, 100, 100}, la0[3] = {50, 50, 50};
+    double jmin[3] = {0.6, 0.6, 0.6}, jmax[3] = {20, 20, 20};
+    mat3 Fe[3];
+    Fe[0] = m3_diag(1.1, 1, 1);
+    Fe[1] = m3_diag(0.8, 1, 1);
+    Fe[2] = m3_rotation(v3(0, 0, 1), 0.3); /* unstrained: no energy however hardened */
+    pw_stats_particles p = {3, x, NULL, m, jp, xi, Fe, V0, mu0, la0, jmin, jmax,
+                            v3(0, -10, 0)};
+    pw_frame_stats st;
+    CHECK(pw_stats_compute(&p, 0.7, 0.5, NULL, 0, 0.0, &st, NULL) == PW_OK, "energy: compute");
+    double e0 = 1e-3 * (100 * 0.01 + 25 * 0.01);
+    double e1 = 2e-3 * exp(10 * 0.1) * (100 * 0.04 + 25 * 0.04);
+    CHECK_NEAR(st.elastic_energy, e0 + e1, 1e-12 * (e0 + e1), "elastic energy");
+    CHECK_NEAR(st.potential_energy, 10 * (1 * 1 + 2 * 2 + 3 * 0), 1e-12, "potential energy");
+    /* J_P below its bound hardens as the bound does (the solver clamps it) */
+    jp[2] = 0.1;
+    Fe[2] = m3_diag(1.1, 1, 1);
+    CHECK(pw_stats_compute(&p, 0.7, 0.5, NULL, 0, 0.0, &st, NULL) == PW_OK, "energy: compute");
+    double e2 = 1e-3 * exp(10 * 0.4) * (100 * 0.01 + 25 * 0.01);
+    CHECK_NEAR(st.elastic_energy, e0 + e1 + e2, 1e-12 * (e0 + e1 + e2), "clamped J_P");
+    /* the same from a cache, with and without F_E */
+    pw_error err = {0};
+    char path[4096];
+    snprintf(path, sizeof path, "%s/stats_energy.pwc", POWDER_TEST_TMP);
+    double v[9] = {0};
+    pw_cache_attr attrs[11] = {{"x", PW_F64, 3, x},       {"v", PW_F64, 3, v},
+                               {"m", PW_F64, 1, m},       {"Jp", PW_F64, 1, jp},
+                               {"xi", PW_F64, 1, xi},     {"Fe", PW_F64, 9, Fe},
+                               {"V0", PW_F64, 1, V0},     {"mu0", PW_F64, 1, mu0},
+                               {"lambda0", PW_F64, 1, la0}, {"Jp_min", PW_F64, 1, jmin},
+                               {"Jp_max", PW_F64, 1, jmax}};
+    pw_cache_frame cf;
+    memset(&cf, 0, sizeof cf);
+    cf.count = 3;
+    cf.h = 0.5;
+    cf.attrs = attrs;
+    cf.n_attrs = 11;
+    pw_frame_stats sc;
+    CHECK(pw_cache_write(path, &cf, &err) == PW_OK, "write: %s", err.msg);
+    CHECK(pw_stats_cache(path, 1.4, v3(0, -10, 0), NULL, 0, &sc, &err) == PW_OK, "%s", err.msg);
+    CHECK(sc.elastic_energy == st.elastic_energy && sc.potential_energy == st.potential_energy,
+          "cache energies %g %g, arrays %g %g", sc.elastic_energy, sc.potential_energy,
+          st.elastic_energy, st.potential_energy);
+    cf.n_attrs = 5;
+    CHECK(pw_cache_write(path, &cf, &err) == PW_OK, "write: %s", err.msg);
+    CHECK(pw_stats_cache(path, 1.4, v3(0, -10, 0), NULL, 0, &sc, &err) == PW_OK, "%s", err.msg);
+    CHECK(sc.elastic_energy == 0 && sc.potential_energy == st.potential_energy,
+          "without F_E: elastic %g", sc.elastic_energy);
+}
+
 int main(void)
 {
     random_clouds();
     gap_is_exact();
     shares_and_sums();
     cracks_split_pieces();
+    energies();
     return check_done("stats_counts_fragments");
 }
