@@ -86,7 +86,8 @@ static void command_help(const char *cmd)
                "                    [--output DIR] [--spp N] [--resolution WxH] [--seed S]\n\n"
                "Renders existing caches to EXR frames. --look takes camera, lights, medium,\n"
                "surfaces and render settings from another file (a file with only a \"render\"\n"
-               "section is enough); its frames go to a subdirectory named after the look file.\n"
+               "section is enough); its frames go to a subdirectory named after the look file\n"
+               "(also under --output DIR), so the shot's own frames are never overwritten.\n"
                "--resume skips frames whose EXR already exists and reads back. --half/--float\n"
                "store the beauty RGBA as half or float (depth.Z is always float). --spp,\n"
                "--resolution and --seed replace the render settings (after the look's).\n");

@@ -80,7 +80,9 @@ pw_status pw_shot_apply_output_and_look(pw_scene *sc, const char *output, const 
         return rc;
     if (!look) return PW_OK;
     if ((rc = pw_scene_apply_look(sc, look, err)) != PW_OK) return rc;
-    if (output) return PW_OK;
+    /* a look's frames go beside the shot's, in a folder named after the look file,
+     * whatever --output says: re-lighting must never overwrite the frames it started
+     * from */
     const char *slash = strrchr(sc->frame_pattern, '/');
     const char *ls = strrchr(look, '/');
     const char *name = ls ? ls + 1 : look, *dot = strrchr(name, '.');

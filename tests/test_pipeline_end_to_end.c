@@ -74,14 +74,21 @@ int main(void)
     char cmd[9000];
     snprintf(cmd, sizeof cmd, "cp '%s' '%s'", path, cache_copy);
     CHECK(system(cmd) == 0, "copy");
+    char frame_copy[4096];
+    snprintf(frame_copy, sizeof frame_copy, "%s/before.exr", dir);
+    snprintf(cmd, sizeof cmd, "cp '%s/tiny.0002.exr' '%s'", out, frame_copy);
+    CHECK(system(cmd) == 0, "copy");
     const char *render[] = {"render", scene, "--look", look, "--output", out, "--frames", "2", NULL};
     rc = powder_run(log, render);
     CHECK(rc == 0, "powder render --look exited %d", rc);
     CHECK(same_bytes(path, cache_copy), "re-render changed the cache");
+    /* the look's frames go to their own folder, even with --output: the shot's frame
+     * is not touched */
     snprintf(path2, sizeof path2, "%s/tiny.0002.exr", out);
+    CHECK(same_bytes(path2, frame_copy), "the look overwrote the shot's frame %s", path2);
+    snprintf(path2, sizeof path2, "%s/warm/tiny.0002.exr", out);
     float *rgba_look = NULL;
     int w2, h2;
-    /* --output put the look's frame over the shot's: read it back */
     CHECK(pw_exr_read_rgba(path2, &w2, &h2, &rgba_look, &err) == PW_OK, "%s", err.msg);
     if (rgba && rgba_look && w2 == w && h2 == h) {
         int differ = 0;
