@@ -1,5 +1,5 @@
 /* check.h — the few assertions our tests need; each failure prints file:line and the
- * values compared, and the test's exit status is the number of failures (capped). */
+ * values compared, and the test exits 1 when any check failed, 0 otherwise. */
 #ifndef PW_TEST_CHECK_H
 #define PW_TEST_CHECK_H
 

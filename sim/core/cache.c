@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 #include <zstd.h>
 
 #include "cache_internal.h"
@@ -14,22 +15,12 @@
 
 /* ---- checksums ------------------------------------------------------------- */
 
-/* CRC-32 (IEEE 802.3, reflected 0xEDB88320, init and final xor 0xFFFFFFFF), the same
- * value as zlib's crc32(). State is crc ^ 0xFFFFFFFF between calls, so chunks chain:
- * crc = pw_cache_crc32(pw_cache_crc32(0, a), b). The table lives on the stack because
- * file-scope data must be const and building it costs 2048 shifts per call. */
+/* CRC-32 (IEEE 802.3, reflected 0xEDB88320, init and final xor 0xFFFFFFFF): zlib's
+ * crc32, which chains the same way: crc = pw_cache_crc32(pw_cache_crc32(0, a), b).
+ * crc32_z takes a size_t length, so no chunking is needed for large attributes. */
 uint32_t pw_cache_crc32(uint32_t crc, const void *data, size_t n)
 {
-    uint32_t table[256];
-    for (uint32_t i = 0; i < 256; i++) {
-        uint32_t c = i;
-        for (int k = 0; k < 8; k++) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-        table[i] = c;
-    }
-    const unsigned char *p = data;
-    crc = ~crc;
-    for (size_t i = 0; i < n; i++) crc = table[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
-    return ~crc;
+    return (uint32_t)crc32_z(crc, data, n);
 }
 
 static int host_is_little_endian(void)
