@@ -1,6 +1,6 @@
 /* constitutive.c — fixed-corotated elasticity with hardening and the singular-value
  * plasticity clamp of Stomakhin et al. 2013 (eqs. 1, 2, 11, 12), with the stress
- * differential of ../shared/reference/math-notes.md. */
+ * differential derived in sim/docs/semi-implicit.md. */
 #include <stddef.h>
 
 #include "constitutive.h"
@@ -62,7 +62,7 @@ static void pair_sum_inverses(vec3 s, double inv[3])
     for (int i = 0; i < 3; i++) inv[i] = fabs(d[i]) > FCR_SINGULAR_REL * scale ? 1.0 / d[i] : 0.0;
 }
 
-/* The shared tail of dP once dR is known (math-notes.md). */
+/* The shared tail of dP once dR is known (sim/docs/semi-implicit.md, section 2). */
 static mat3 stress_differential_from(mat3 dF, mat3 dR, mat3 cofF, double J, double mu,
                                      double lambda, mat3 F)
 {

@@ -1,6 +1,6 @@
 /* constitutive.h — the snow model of Stomakhin et al. 2013, section 5 and 7:
  * fixed-corotated elasticity with hardening, and plasticity by singular-value clamp.
- * Notation follows ../shared/reference/math-notes.md. Pure functions, thread safe. */
+ * Notation and derivation: sim/docs/semi-implicit.md. Pure functions, thread safe. */
 #ifndef PW_CONSTITUTIVE_H
 #define PW_CONSTITUTIVE_H
 
@@ -20,7 +20,7 @@ double pw_fcr_energy(mat3 F, double mu, double lambda);
 mat3 pw_fcr_stress(mat3 F, double mu, double lambda);
 
 /* Stress differential dP = d^2Psi/dF^2 : dF, including the rotation derivative dR
- * (math-notes.md). Singular (tr(S) I - S) is guarded. */
+ * (sim/docs/semi-implicit.md, section 2). Singular (tr(S) I - S) is guarded. */
 mat3 pw_fcr_stress_differential(mat3 F, double mu, double lambda, mat3 dF);
 
 /* dR for F = R S and a perturbation dF (exposed for the finite-difference test). */

@@ -233,7 +233,7 @@ void pw_mpm_init_volumes(pw_sim *s) { pw_mpm_for_homes(s, volumes_home, NULL); }
 /* ---- 3. stress forces (eqs. 5-6) --------------------------------------------- */
 
 /* K of mpm_internal.h: with dF = G F and cof(F) F^T = J I, the terms of dP
- * (math-notes.md) become, after the product with F^T,
+ * (sim/docs/semi-implicit.md, section 3) become, after the product with F^T,
  *   2 mu (dF - dR) F^T       = 2 mu (G F F^T - R [w]x F^T),
  *   lambda cof (cof : dF) F^T = lambda J^2 tr(G) I,
  *   lambda (J - 1) dcof F^T   = lambda (J - 1) J (tr(G) I - G^T),
