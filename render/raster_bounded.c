@@ -152,9 +152,11 @@ static pw_status cell_index_build(cell_index *ci, const double *x, const uint32_
     return PW_OK;
 }
 
-/* First sorted particle and count of cell (i, j, k); count 0 when empty. */
+/* First sorted particle and count of cell (i, j, k); count 0 (and start 0, so callers
+ * may form a pointer from it) when empty. */
 static size_t cell_run(const cell_index *ci, int64_t i, int64_t j, int64_t k, size_t *start)
 {
+    *start = 0;
     int64_t key = cell_key(i, j, k);
     size_t s = mix64((uint64_t)key) & (ci->cap - 1);
     while (ci->hkey[s] != INT64_MIN) {
