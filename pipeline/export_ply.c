@@ -121,15 +121,30 @@ pw_status pw_ply_particles_from_cache(const char *name, const pw_cache_frame *cf
 {
     memset(out, 0, sizeof *out);
     const double *x = NULL, *v = NULL, *m = NULL, *V0 = NULL, *Fe = NULL, *Jp = NULL;
+    const double *density = NULL;
     pw_status rc;
     if ((rc = cache_attr(name, cf, "x", 3, &x, err)) != PW_OK ||
         (rc = cache_attr(name, cf, "v", 3, &v, err)) != PW_OK ||
         (rc = cache_attr(name, cf, "m", 1, &m, err)) != PW_OK ||
-        (rc = cache_attr(name, cf, "V0", 1, &V0, err)) != PW_OK ||
-        (rc = cache_attr(name, cf, "Fe", 9, &Fe, err)) != PW_OK ||
         (rc = cache_attr(name, cf, "Jp", 1, &Jp, err)) != PW_OK)
         return rc;
     size_t n = (size_t)cf->count;
+    if (pw_cache_find(cf, "density")) { /* a slim render cache: the density is stored */
+        if ((rc = cache_attr(name, cf, "density", 1, &density, err)) != PW_OK) return rc;
+        if ((rc = alloc_particles(out, n, name, err)) != PW_OK) return rc;
+        for (size_t p = 0; p < n; p++) {
+            for (int k = 0; k < 3; k++) {
+                out->x[3 * p + k] = (float)x[3 * p + k];
+                out->v[3 * p + k] = (float)v[3 * p + k];
+            }
+            out->density[p] = (float)density[p];
+            out->jp[p] = (float)Jp[p];
+        }
+        return PW_OK;
+    }
+    if ((rc = cache_attr(name, cf, "V0", 1, &V0, err)) != PW_OK ||
+        (rc = cache_attr(name, cf, "Fe", 9, &Fe, err)) != PW_OK)
+        return rc;
     double *rho0 = NULL;
     for (size_t p = 0; p < n && !rho0; p++)
         if (V0[p] == 0 && !(rho0 = malloc(n * sizeof *rho0)))
@@ -442,8 +457,17 @@ void pw_ply_particles_free(pw_ply_particles *p)
 pw_status pw_export_ply_frame(const char *cache_path, const char *ply_path,
                               const pw_export_meta *meta, size_t *count, pw_error *err)
 {
+    /* a slim render cache carries the density itself (float32, widened here) */
+    static const char *const slim_attrs[] = {"x", "v", "m", "Jp", "density"};
+    pw_cache_info info;
+    pw_status rc = pw_cache_stat(cache_path, &info, err);
+    if (rc != PW_OK) return rc;
+    int slim = 0;
+    for (int g = 0; g < info.n_globals; g++)
+        slim |= !strcmp(info.globals[g].name, PW_CACHE_SLIM) && info.globals[g].value != 0;
     pw_cache_frame cf;
-    pw_status rc = pw_cache_read(cache_path, pw_ply_cache_attrs, PW_PLY_N_CACHE_ATTRS, &cf, err);
+    rc = slim ? pw_cache_read_f64(cache_path, slim_attrs, 5, &cf, err)
+              : pw_cache_read(cache_path, pw_ply_cache_attrs, PW_PLY_N_CACHE_ATTRS, &cf, err);
     if (rc != PW_OK) return rc;
     pw_ply_particles p;
     rc = pw_ply_particles_from_cache(cache_path, &cf, &p, err);

@@ -191,7 +191,7 @@ static pw_status export_vdb_frame(const pw_scene *sc, const char *cache, const c
     static const char *const names[] = {"x", "m", "id"};
     int detail = sc->render.raster == PW_RASTER_BOUNDED && sc->render.detail > 0;
     pw_cache_frame cf;
-    pw_status rc = pw_cache_read(cache, names, detail ? 3 : 2, &cf, err);
+    pw_status rc = pw_cache_read_f64(cache, names, detail ? 3 : 2, &cf, err);
     if (rc != PW_OK) return rc;
     const pw_cache_attr *x = pw_cache_find(&cf, "x"), *m = pw_cache_find(&cf, "m");
     const pw_cache_attr *id = detail ? pw_cache_find(&cf, "id") : NULL;

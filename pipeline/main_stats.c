@@ -100,13 +100,15 @@ static void print_header(const pw_scene *sc)
 
 static void print_row(int f, const pw_frame_stats *st)
 {
-    printf("%5d %9zu %9zu %6.1f%% %6.1f%% %5zu %5zu %6zu %6.1f%% %6.1f%% %6.3f %6.3f %6.3f %10.4g "
-           "%10.4g %10.5g",
+    printf("%5d %9zu %9zu %6.1f%% %6.1f%% %5zu %5zu %6zu %6.1f%% %6.1f%% %6.3f %6.3f %6.3f %10.4g",
            f, st->particles, st->fragments, 100 * st->largest_share, 100 * st->second_share,
            st->fragments_large, st->fragments_5, st->pieces_large, 100 * st->largest_piece,
-           100 * st->broken_share, st->jp_min, st->jp_mean, st->jp_max, st->kinetic_energy,
-           st->elastic_energy,
-           st->kinetic_energy + st->potential_energy + st->elastic_energy);
+           100 * st->broken_share, st->jp_min, st->jp_mean, st->jp_max, st->kinetic_energy);
+    if (st->has_elastic) /* a slim render cache has no F_E: its energies are not complete */
+        printf(" %10.4g %10.5g", st->elastic_energy,
+               st->kinetic_energy + st->potential_energy + st->elastic_energy);
+    else
+        printf(" %10s %10s", "-", "-");
     for (int k = 0; k < st->n_colliders; k++) printf(" %5.1f%%", 100 * st->near_share[k]);
     printf("  [%.3f %.3f %.3f]-[%.3f %.3f %.3f]\n", st->lo.x, st->lo.y, st->lo.z, st->hi.x,
            st->hi.y, st->hi.z);
@@ -114,19 +116,22 @@ static void print_row(int f, const pw_frame_stats *st)
 
 static void print_json(int f, double t, const pw_frame_stats *st)
 {
+    char elastic[32] = "null"; /* not measured in a slim render cache */
+    if (st->has_elastic) snprintf(elastic, sizeof elastic, "%.9g", st->elastic_energy);
     printf("{\"frame\": %d, \"time\": %.9g, \"particles\": %zu, \"link_m\": %.9g, "
            "\"fragments\": %zu, \"largest_share\": %.6f, \"second_share\": %.6f, "
            "\"fragments_ge_1pct\": %zu, \"fragments_ge_5\": %zu, \"pieces_ge_1pct\": %zu, "
            "\"largest_piece_share\": %.6f, \"second_piece_share\": %.6f, "
            "\"broken_share\": %.6f, \"jp_min\": %.6g, "
            "\"jp_mean\": %.6g, \"jp_max\": %.6g, \"kinetic_energy\": %.9g, "
-           "\"elastic_energy\": %.9g, \"potential_energy\": %.9g, \"mass\": %.9g, "
+           "\"elastic_energy\": %s, \"potential_energy\": %.9g, \"mass\": %.9g, "
            "\"momentum\": [%.9g, %.9g, %.9g], \"bounds\": [[%.6g, %.6g, %.6g], [%.6g, %.6g, "
            "%.6g]], \"near_collider\": [",
            f, t, st->particles, st->link, st->fragments, st->largest_share, st->second_share,
            st->fragments_large, st->fragments_5, st->pieces_large, st->largest_piece,
            st->second_piece, st->broken_share, st->jp_min, st->jp_mean, st->jp_max,
-           st->kinetic_energy, st->elastic_energy, st->potential_energy, st->mass, st->momentum.x, st->momentum.y, st->momentum.z,
+           st->kinetic_energy, elastic, st->potential_energy, st->mass, st->momentum.x,
+           st->momentum.y, st->momentum.z,
            st->lo.x, st->lo.y, st->lo.z, st->hi.x, st->hi.y, st->hi.z);
     for (int k = 0; k < st->n_colliders; k++) printf("%s%.6f", k ? ", " : "", st->near_share[k]);
     printf("]}\n");

@@ -18,7 +18,7 @@ static const char *const keys_top[] = {"name", "comment", "frames", "sim", "rend
                                        NULL};
 static const char *const keys_look[] = {"name", "comment", "render", NULL};
 static const char *const keys_frames[] = {"start", "end", "fps", NULL};
-static const char *const keys_output[] = {"caches", "frames", NULL};
+static const char *const keys_output[] = {"caches", "frames", "checkpoint_every", NULL};
 
 /* The built-in shot (see pw_scene_default): ~2.1e4 particles (4/3 pi 0.1^3 / 0.01^3
  * cells x 5 per cell), 24 frames. */
@@ -145,6 +145,11 @@ static pw_status parse_output(const sc_ctx *c, json_t *root, pw_scene *s)
         (rc = parse_pattern(c, out, "frames", frames, s->frame_pattern,
                             sizeof s->frame_pattern)) != PW_OK)
         return rc;
+    long long every;
+    if ((rc = sc_int(c, out, "output", "checkpoint_every", 0, 1, 1, 1000000,
+                     "frames between full checkpoints", &every)) != PW_OK)
+        return rc;
+    s->checkpoint_every = (int)every;
     return PW_OK;
 }
 

@@ -61,6 +61,10 @@ typedef struct {
      * Relative paths resolve against the current directory. */
     char cache_pattern[4096];
     char frame_pattern[4096];
+    /* every Nth frame from the start (and the last of a run) is a full checkpoint; the
+     * others are slim render caches (pw_sim_save_slim). 1 = every frame full. Not part
+     * of the sim hash: it changes what is stored, not what is simulated. */
+    int checkpoint_every;
 
     /* FNV-1a 64 of the canonical "sim" section (defaults applied, numbers normalised,
      * keys sorted) plus frames.start and fps: caches written under another simulation

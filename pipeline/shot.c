@@ -43,13 +43,29 @@ static int file_exists(const char *path)
     return stat(path, &st) == 0;
 }
 
-int pw_shot_cache_is_valid(const pw_scene *sc, const char *path)
+/* 0: no usable cache of this setup at path; 1: a slim render cache; 2: a full checkpoint */
+static int cache_kind(const pw_scene *sc, const char *path)
 {
     if (!file_exists(path)) return 0;
     pw_cache_info info;
     pw_error ignored;
-    if (pw_cache_stat(path, &info, &ignored) != PW_OK) return 0;
-    return info.sim_hash == sc->sim_hash;
+    if (pw_cache_stat(path, &info, &ignored) != PW_OK || info.sim_hash != sc->sim_hash) return 0;
+    for (int g = 0; g < info.n_globals; g++)
+        if (!strcmp(info.globals[g].name, PW_CACHE_SLIM) && info.globals[g].value != 0) return 1;
+    return 2;
+}
+
+int pw_shot_cache_is_valid(const pw_scene *sc, const char *path)
+{
+    return cache_kind(sc, path) != 0;
+}
+
+/* Frames that keep the full state: every checkpoint_every-th from the start, and the
+ * last one a run simulates (where the next run continues). */
+static int is_checkpoint(const pw_scene *sc, int frame, int last_frame)
+{
+    int every = sc->checkpoint_every > 1 ? sc->checkpoint_every : 1;
+    return frame == last_frame || (frame - sc->frame_start) % every == 0;
 }
 
 static void log_line(const pw_shot_options *o, const char *fmt, ...)
@@ -144,18 +160,23 @@ pw_status pw_shot_simulate(const pw_scene *sc, int last_frame, const pw_shot_opt
 {
     *n_done = 0;
     char path[4096];
-    /* Continue from the newest complete cache of this setup: each holds the full state. */
-    int resume_from = sc->frame_start - 1;
+    /* Continue from the newest full checkpoint of this setup; slim caches after it that
+     * are all present and valid need no simulation. */
+    int resume_from = sc->frame_start - 1, tail_cached = 1;
     if (!o->force) {
         for (int f = last_frame; f >= sc->frame_start; f--) {
             pw_status rc = pw_shot_cache_path(sc, f, path, sizeof path, err);
             if (rc != PW_OK) return rc;
-            if (pw_shot_cache_is_valid(sc, path)) {
+            int kind = cache_kind(sc, path);
+            if (kind == 2) {
                 resume_from = f;
                 break;
             }
+            if (kind == 0) tail_cached = 0;
         }
     }
+    if (resume_from >= sc->frame_start && resume_from < last_frame && tail_cached)
+        resume_from = last_frame; /* the rest is there as slim render caches */
     double units = o->progress_base + (resume_from - sc->frame_start + 1);
     /* cached frames cost nothing now: skipped, so they do not make the sim look fast */
     if (o->progress) pw_progress_skip(o->progress, units, "sim");
@@ -199,7 +220,9 @@ pw_status pw_shot_simulate(const pw_scene *sc, int last_frame, const pw_shot_opt
             goto done;
         }
         if ((rc = pw_shot_cache_path(sc, f, path, sizeof path, err)) != PW_OK) goto done;
-        if ((rc = pw_sim_save(sim, path, f, sc->sim_hash, err)) != PW_OK) goto done;
+        rc = is_checkpoint(sc, f, last_frame) ? pw_sim_save(sim, path, f, sc->sim_hash, err)
+                                              : pw_sim_save_slim(sim, path, f, sc->sim_hash, err);
+        if (rc != PW_OK) goto done;
         pw_sim_get_stats(sim, &after);
         log_line(o, "sim: frame %d: %llu steps, CR %.1f it/step, max |v| %.2f m/s, %.1f s -> %s", f,
                  (unsigned long long)(after.steps - before.steps), after.cr_iterations_mean,
@@ -252,7 +275,7 @@ static pw_status load_density(const pw_scene *sc, int frame, pw_density **out, s
     static const char *const names[] = {"x", "m", "id"};
     int detail = sc->render.raster == PW_RASTER_BOUNDED && sc->render.detail > 0;
     pw_cache_frame cf;
-    if ((rc = pw_cache_read(path, names, detail ? 3 : 2, &cf, err)) != PW_OK) return rc;
+    if ((rc = pw_cache_read_f64(path, names, detail ? 3 : 2, &cf, err)) != PW_OK) return rc;
     if (cf.sim_hash != sc->sim_hash) {
         unsigned long long cache_hash = (unsigned long long)cf.sim_hash; /* freeing clears cf */
         pw_cache_frame_free(&cf);

@@ -82,8 +82,15 @@ pw_status pw_sim_advance_to(pw_sim *s, double t_end, pw_sim_progress_fn progress
 pw_status pw_sim_save(const pw_sim *s, const char *path, int64_t frame, uint64_t sim_hash,
                       pw_error *err);
 
+/* A slim render cache of the current state (pw_cache.h, PW_CACHE_SLIM): float32 x, v, m,
+ * Jp, xi and density (m / (V0 det F_E J_P), 0 before the first step), and the ids; about
+ * a sixth of a full cache on disk. Renders, `powder stats` and exports read it; a
+ * simulation cannot resume from it. */
+pw_status pw_sim_save_slim(const pw_sim *s, const char *path, int64_t frame, uint64_t sim_hash,
+                           pw_error *err);
+
 /* Replaces the particles, clock and counters of s by those stored at path (a cache
- * written by pw_sim_save). Colliders and params stay those of s; the cache's h must
+ * written by pw_sim_save; a slim cache is refused). Colliders and params stay those of s; the cache's h must
  * equal params.h. */
 pw_status pw_sim_load(pw_sim *s, const char *path, pw_error *err);
 

@@ -48,7 +48,9 @@ typedef struct {
     double jp_min, jp_mean, jp_max;  /* J_P = det F_P [-] (1 when the frame has no Jp)    */
     double kinetic_energy;     /* sum 1/2 m |v|^2 [J]                                     */
     double elastic_energy;     /* sum V0 Psi(F_E) with the hardened mu, lambda (eqs. 1-2)
-                                  [J]; 0 when the frame lacks F_E                         */
+                                  [J]; 0 when the frame lacks F_E (has_elastic 0: a slim
+                                  render cache)                                           */
+    int has_elastic;           /* 1 when elastic_energy was measured                      */
     double potential_energy;   /* sum -m g . x, relative to the origin [J]; 0 without g   */
     double mass;               /* [kg]                                                    */
     vec3 momentum;             /* sum m v [kg m/s]                                        */

@@ -81,6 +81,56 @@ pw_status pw_sim_save(const pw_sim *s, const char *path, int64_t frame, uint64_t
     return rc;
 }
 
+pw_status pw_sim_save_slim(const pw_sim *s, const char *path, int64_t frame, uint64_t sim_hash,
+                           pw_error *err)
+{
+    const pw_particles *pt = &s->pt;
+    if (s->failed)
+        return pw_fail(err, PW_ENUMERIC, "%s: not written: the simulation stopped with an error",
+                       path);
+    size_t n = pt->n, cap = n ? n : 1;
+    float *x = malloc(3 * cap * sizeof *x), *v = malloc(3 * cap * sizeof *v);
+    float *m = malloc(cap * sizeof *m), *jp = malloc(cap * sizeof *jp);
+    float *xi = malloc(cap * sizeof *xi), *rho = malloc(cap * sizeof *rho);
+    pw_status rc = PW_OK;
+    if (!x || !v || !m || !jp || !xi || !rho)
+        rc = pw_fail(err, PW_ENOMEM, "%s: cannot allocate a slim frame of %zu particles", path, n);
+    for (size_t p = 0; p < n && rc == PW_OK; p++) {
+        double Jp = m3_det(pt->Fp[p]);
+        /* rho_p = m_p / V_p, V_p = V0 det(F_E) J_P (what PLY and stats call density) */
+        double V = pt->V0[p] * m3_det(pt->Fe[p]) * Jp;
+        double vals[4] = {pt->m[p], Jp, pt->xi[p], pt->V0[p] > 0 ? pt->m[p] / V : 0};
+        for (int a = 0; a < 3; a++) {
+            x[3 * p + a] = (float)v3_get(pt->x[p], a);
+            v[3 * p + a] = (float)v3_get(pt->v[p], a);
+        }
+        m[p] = (float)vals[0];
+        jp[p] = (float)vals[1];
+        xi[p] = (float)vals[2];
+        rho[p] = (float)vals[3];
+    }
+    if (rc == PW_OK) {
+        pw_cache_attr attrs[7] = {{"x", PW_F32, 3, x},     {"v", PW_F32, 3, v},
+                                  {"m", PW_F32, 1, m},     {"Jp", PW_F32, 1, jp},
+                                  {"xi", PW_F32, 1, xi},   {"density", PW_F32, 1, rho},
+                                  {"id", PW_U32, 1, pt->id}};
+        pw_cache_frame f;
+        memset(&f, 0, sizeof f);
+        f.count = n;
+        f.time = s->t;
+        f.h = s->p.h;
+        f.frame = frame;
+        f.step = s->steps;
+        f.sim_hash = sim_hash;
+        f.n_attrs = 7;
+        f.attrs = attrs;
+        rc = pw_cache_global_set(&f, PW_CACHE_SLIM, 1, err);
+        if (rc == PW_OK) rc = pw_cache_write(path, &f, err);
+    }
+    free(x), free(v), free(m), free(jp), free(xi), free(rho);
+    return rc;
+}
+
 /* Validates what a step relies on: types, finite in-domain positions, positive mass. */
 static pw_status check_loaded(const pw_sim *s, const char *path, const pw_cache_frame *f,
                               pw_error *err)
@@ -133,7 +183,10 @@ pw_status pw_sim_load(pw_sim *s, const char *path, pw_error *err)
     pw_cache_frame f;
     pw_status rc = pw_cache_read(path, NULL, 0, &f, err);
     if (rc != PW_OK) return rc;
-    rc = check_loaded(s, path, &f, err);
+    if (pw_cache_global_get(&f, PW_CACHE_SLIM, 0) != 0)
+        rc = pw_fail(err, PW_EINVAL, "%s: a slim render cache, not a checkpoint: a simulation "
+                     "resumes only from a full one", path);
+    if (rc == PW_OK) rc = check_loaded(s, path, &f, err);
     if (rc == PW_OK) rc = resize_particles(s, (size_t)f.count, err);
     if (rc != PW_OK) {
         pw_cache_frame_free(&f);

@@ -259,6 +259,8 @@ pw_status pw_stats_compute(const pw_stats_particles *p, double link, double h,
     st->particles = p->n;
     st->link = link;
     st->jp_min = st->jp_max = st->jp_mean = 1;
+    st->has_elastic = p->Fe && p->V0 && p->mu0 && p->lambda0 && p->Jp && p->xi && p->Jp_min &&
+                      p->Jp_max;
     pw_status rc = fragment_sizes(p, link, st, err);
     if (rc != PW_OK) return rc;
     if (p->n == 0) return PW_OK;
@@ -275,8 +277,7 @@ pw_status pw_stats_compute(const pw_stats_particles *p, double link, double h,
             st->momentum = v3_madd(st->momentum, p->v[i], m);
         }
         st->potential_energy -= m * v3_dot(p->gravity, p->x[i]);
-        if (p->Fe && p->V0 && p->mu0 && p->lambda0 && p->Jp && p->xi && p->Jp_min &&
-            p->Jp_max) {
+        if (st->has_elastic) {
             /* the hardened moduli exactly as the solver forms them (eq. 2, J_P clamped) */
             double jp = p->Jp[i] < p->Jp_min[i] ? p->Jp_min[i]
                         : p->Jp[i] > p->Jp_max[i] ? p->Jp_max[i] : p->Jp[i];
@@ -332,8 +333,9 @@ pw_status pw_stats_cache(const char *path, double link_h, vec3 gravity,
         energy &= found;
     }
     pw_cache_frame cf;
-    rc = energy ? pw_cache_read(path, with_energy, 11, &cf, err)
-                : pw_cache_read(path, required, 5, &cf, err);
+    /* slim render caches hold float32: widened, they measure like full ones */
+    rc = energy ? pw_cache_read_f64(path, with_energy, 11, &cf, err)
+                : pw_cache_read_f64(path, required, 5, &cf, err);
     if (rc != PW_OK) return rc;
     const pw_cache_attr *x = need_attr(path, &cf, "x", 3, err);
     const pw_cache_attr *v = x ? need_attr(path, &cf, "v", 3, err) : NULL;

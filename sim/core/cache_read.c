@@ -489,6 +489,29 @@ pw_status pw_cache_read(const char *path, const char *const *names, int n_names,
     return rc;
 }
 
+pw_status pw_cache_read_f64(const char *path, const char *const *names, int n_names,
+                            pw_cache_frame *out, pw_error *err)
+{
+    pw_status rc = pw_cache_read(path, names, n_names, out, err);
+    for (int a = 0; a < out->n_attrs && rc == PW_OK; a++) {
+        pw_cache_attr *at = &out->attrs[a];
+        if (at->type != PW_F32) continue;
+        size_t n = (size_t)out->count * at->components;
+        double *wide = malloc((n ? n : 1) * sizeof *wide);
+        if (!wide) {
+            rc = pw_fail(err, PW_ENOMEM, "%s: out of memory widening '%s'", path, at->name);
+            break;
+        }
+        const float *narrow = at->data;
+        for (size_t k = 0; k < n; k++) wide[k] = narrow[k];
+        free(at->data);
+        at->data = wide;
+        at->type = PW_F64;
+    }
+    if (rc != PW_OK) pw_cache_frame_free(out);
+    return rc;
+}
+
 pw_status pw_cache_read_memory(const char *name, const void *data, size_t size,
                                const char *const *names, int n_names, pw_cache_frame *out,
                                pw_error *err)

@@ -37,6 +37,11 @@
 
 typedef enum { PW_F32 = 1, PW_F64 = 2, PW_U32 = 3 } pw_scalar_type;
 
+/* The global that marks a slim render cache (written by pw_sim_save_slim): float32
+ * positions, velocities, mass, J_P, xi, density and the ids, enough to render, measure
+ * and export a frame but not to resume from it. Absent (0) in full checkpoints. */
+#define PW_CACHE_SLIM "slim"
+
 typedef struct {
     char name[32];         /* NUL-terminated, printable ASCII, unique in a frame */
     pw_scalar_type type;
@@ -86,7 +91,13 @@ pw_status pw_cache_write_level(const char *path, const pw_cache_frame *f, int le
 pw_status pw_cache_read(const char *path, const char *const *names, int n_names,
                         pw_cache_frame *out, pw_error *err);
 
-/* Same, from a memory image of a file; `name` is used in messages (fuzzing, tests). */
+/* Same, with float32 attributes widened to float64 (exactly), so a reader that works in
+ * double takes the slim render caches (PW_CACHE_SLIM) and the full checkpoints alike. */
+pw_status pw_cache_read_f64(const char *path, const char *const *names, int n_names,
+                            pw_cache_frame *out, pw_error *err);
+
+/* Same as pw_cache_read, from a memory image of a file; `name` is used in messages
+ * (fuzzing, tests). */
 pw_status pw_cache_read_memory(const char *name, const void *data, size_t size,
                                const char *const *names, int n_names, pw_cache_frame *out,
                                pw_error *err);
