@@ -34,6 +34,23 @@ static void **field_of(pw_particles *pt, const attr_desc *d)
     return (void **)((char *)pt + d->offset);
 }
 
+/* The header of a frame of s's current state, over the n attributes given. */
+static pw_cache_frame frame_of(const pw_sim *s, int64_t frame, uint64_t sim_hash,
+                               pw_cache_attr *attrs, int n)
+{
+    pw_cache_frame f;
+    memset(&f, 0, sizeof f);
+    f.count = s->pt.n;
+    f.time = s->t;
+    f.h = s->p.h;
+    f.frame = frame;
+    f.step = s->steps;
+    f.sim_hash = sim_hash;
+    f.n_attrs = n;
+    f.attrs = attrs;
+    return f;
+}
+
 pw_status pw_sim_save(const pw_sim *s, const char *path, int64_t frame, uint64_t sim_hash,
                       pw_error *err)
 {
@@ -58,16 +75,7 @@ pw_status pw_sim_save(const pw_sim *s, const char *path, int64_t frame, uint64_t
     attrs[N_ATTRS].components = 1;
     attrs[N_ATTRS].data = Jp;
 
-    pw_cache_frame f;
-    memset(&f, 0, sizeof f);
-    f.count = pt->n;
-    f.time = s->t;
-    f.h = s->p.h;
-    f.frame = frame;
-    f.step = s->steps;
-    f.sim_hash = sim_hash;
-    f.n_attrs = N_ATTRS + 1;
-    f.attrs = attrs;
+    pw_cache_frame f = frame_of(s, frame, sim_hash, attrs, N_ATTRS + 1);
     /* counters are below 2^53, so doubles hold them exactly */
     pw_status rc = pw_cache_global_set(&f, "dt_last", s->dt_last, err);
     if (rc == PW_OK) rc = pw_cache_global_set(&f, "cr_iterations_last", s->cr_iterations_last, err);
@@ -114,16 +122,7 @@ pw_status pw_sim_save_slim(const pw_sim *s, const char *path, int64_t frame, uin
                                   {"m", PW_F32, 1, m},     {"Jp", PW_F32, 1, jp},
                                   {"xi", PW_F32, 1, xi},   {"density", PW_F32, 1, rho},
                                   {"id", PW_U32, 1, pt->id}};
-        pw_cache_frame f;
-        memset(&f, 0, sizeof f);
-        f.count = n;
-        f.time = s->t;
-        f.h = s->p.h;
-        f.frame = frame;
-        f.step = s->steps;
-        f.sim_hash = sim_hash;
-        f.n_attrs = 7;
-        f.attrs = attrs;
+        pw_cache_frame f = frame_of(s, frame, sim_hash, attrs, 7);
         rc = pw_cache_global_set(&f, PW_CACHE_SLIM, 1, err);
         if (rc == PW_OK) rc = pw_cache_write(path, &f, err);
     }

@@ -95,21 +95,28 @@ static void cmp_visit(void *user, const int ijk[3], vec3 x, double rho)
     if (sqrt(x.x * x.x + x.y * x.y + x.z * x.z) < 0.02) c->sum += rho, c->sum2 += rho * rho, c->count++;
 }
 
-static void case_detail(void)
+/* A packed sphere of radius r at the origin, 8 particles per cell, as powder sim seeds it. */
+static pw_status seed_sphere(double r, uint64_t seed, pw_seeded *s, pw_error *err)
 {
-    pw_error err = {0};
     pw_body_desc b;
     memset(&b, 0, sizeof b);
     b.add[0].kind = PW_SHAPE_SPHERE;
-    b.add[0].radius = getenv("POWDER_SANITIZED") ? 0.04 : 0.06;
+    b.add[0].radius = r;
     b.n_add = 1;
     b.particles_per_cell = 8;
-    b.seed = 3;
+    b.seed = seed;
     pw_material mat;
     pw_material_default(&mat);
+    memset(s, 0, sizeof *s);
+    return pw_seed_body(&b, &mat, H_SIM, s, err);
+}
+
+static void case_detail(void)
+{
+    pw_error err = {0};
     pw_seeded s;
-    memset(&s, 0, sizeof s);
-    CHECK(pw_seed_body(&b, &mat, H_SIM, &s, &err) == PW_OK, "7: seed: %s", err.msg);
+    CHECK(seed_sphere(getenv("POWDER_SANITIZED") ? 0.04 : 0.06, 3, &s, &err) == PW_OK,
+          "7: seed: %s", err.msg);
     size_t n = s.n;
     double *x = malloc(3 * n * sizeof *x), *xr = malloc(3 * n * sizeof *xr);
     double *mr = malloc(n * sizeof *mr), mass = 0;
@@ -161,18 +168,8 @@ int main(void)
     int full = getenv("POWDER_SANITIZED") == NULL;
     if (!full) R_SPHERE = 0.06;
     pw_error err = {0};
-    pw_body_desc b;
-    memset(&b, 0, sizeof b);
-    b.add[0].kind = PW_SHAPE_SPHERE;
-    b.add[0].radius = R_SPHERE;
-    b.n_add = 1;
-    b.particles_per_cell = 8;
-    b.seed = 1;
-    pw_material mat;
-    pw_material_default(&mat);
     pw_seeded s;
-    memset(&s, 0, sizeof s);
-    CHECK(pw_seed_body(&b, &mat, H_SIM, &s, &err) == PW_OK, "seed: %s", err.msg);
+    CHECK(seed_sphere(R_SPHERE, 1, &s, &err) == PW_OK, "seed: %s", err.msg);
     size_t n = s.n;
     double *x = malloc(3 * n * sizeof *x), mass = 0;
     for (size_t p = 0; p < n; p++) {
