@@ -232,7 +232,7 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
         for (size_t i = lo; i < hi; i++) {
             double sm = g->m[i] > 0 ? sqrt(g->m[i]) : 0;
             s->inv_sqrt_m[i] = g->m[i] > 0 ? 1.0 / sm : 0;
-            if (!(g->m[i] > 0)) g->fixed[i] = 7;
+            if (!(g->m[i] > 0)) g->fixed[i] = PW_FIXED_ALL;
             vec3 v0 = g->v[i];
             if (warm) {
                 uint32_t old = s->warm_map[i / PW_BLOCK_NODES];
