@@ -460,14 +460,12 @@ pw_status pw_export_ply_frame(const char *cache_path, const char *ply_path,
     /* a slim render cache carries the density itself (float32, widened here) */
     static const char *const slim_attrs[] = {"x", "v", "m", "Jp", "density"};
     pw_cache_info info;
-    pw_status rc = pw_cache_stat(cache_path, &info, err);
+    pw_status rc = pw_cache_table(cache_path, &info, err);
     if (rc != PW_OK) return rc;
-    int slim = 0;
-    for (int g = 0; g < info.n_globals; g++)
-        slim |= !strcmp(info.globals[g].name, PW_CACHE_SLIM) && info.globals[g].value != 0;
+    int slim = pw_cache_info_global(&info, PW_CACHE_SLIM, 0) != 0;
     pw_cache_frame cf;
     rc = slim ? pw_cache_read_f64(cache_path, slim_attrs, 5, &cf, err)
-              : pw_cache_read(cache_path, pw_ply_cache_attrs, PW_PLY_N_CACHE_ATTRS, &cf, err);
+              : pw_cache_read_f64(cache_path, pw_ply_cache_attrs, PW_PLY_N_CACHE_ATTRS, &cf, err);
     if (rc != PW_OK) return rc;
     pw_ply_particles p;
     rc = pw_ply_particles_from_cache(cache_path, &cf, &p, err);

@@ -50,9 +50,7 @@ static int cache_kind(const pw_scene *sc, const char *path)
     pw_cache_info info;
     pw_error ignored;
     if (pw_cache_stat(path, &info, &ignored) != PW_OK || info.sim_hash != sc->sim_hash) return 0;
-    for (int g = 0; g < info.n_globals; g++)
-        if (!strcmp(info.globals[g].name, PW_CACHE_SLIM) && info.globals[g].value != 0) return 1;
-    return 2;
+    return pw_cache_info_global(&info, PW_CACHE_SLIM, 0) != 0 ? 1 : 2;
 }
 
 int pw_shot_cache_is_valid(const pw_scene *sc, const char *path)

@@ -34,6 +34,13 @@ static void **field_of(pw_particles *pt, const attr_desc *d)
     return (void **)((char *)pt + d->offset);
 }
 
+/* A simulation that stopped with an error leaves no frame behind it. */
+static pw_status refuse_failed(const char *path, pw_error *err)
+{
+    return pw_fail(err, PW_ENUMERIC, "%s: not written: the simulation stopped with an error",
+                   path);
+}
+
 /* The header of a frame of s's current state, over the n attributes given. */
 static pw_cache_frame frame_of(const pw_sim *s, int64_t frame, uint64_t sim_hash,
                                pw_cache_attr *attrs, int n)
@@ -55,9 +62,7 @@ pw_status pw_sim_save(const pw_sim *s, const char *path, int64_t frame, uint64_t
                       pw_error *err)
 {
     const pw_particles *pt = &s->pt;
-    if (s->failed)
-        return pw_fail(err, PW_ENUMERIC, "%s: not written: the simulation stopped with an error",
-                       path);
+    if (s->failed) return refuse_failed(path, err);
     pw_cache_attr attrs[N_ATTRS + 1];
     double *Jp = malloc((pt->n ? pt->n : 1) * sizeof *Jp);
     if (!Jp) return pw_fail(err, PW_ENOMEM, "%s: cannot allocate Jp for %zu particles", path, pt->n);
@@ -93,9 +98,7 @@ pw_status pw_sim_save_slim(const pw_sim *s, const char *path, int64_t frame, uin
                            pw_error *err)
 {
     const pw_particles *pt = &s->pt;
-    if (s->failed)
-        return pw_fail(err, PW_ENUMERIC, "%s: not written: the simulation stopped with an error",
-                       path);
+    if (s->failed) return refuse_failed(path, err);
     size_t n = pt->n, cap = n ? n : 1;
     float *x = malloc(3 * cap * sizeof *x), *v = malloc(3 * cap * sizeof *v);
     float *m = malloc(cap * sizeof *m), *jp = malloc(cap * sizeof *jp);

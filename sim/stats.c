@@ -323,15 +323,10 @@ pw_status pw_stats_cache(const char *path, double link_h, vec3 gravity,
                                               "Jp_max"};
     /* the elastic energy only when the cache holds what it needs */
     pw_cache_info info;
-    pw_status rc = pw_cache_stat(path, &info, err);
+    pw_status rc = pw_cache_table(path, &info, err);
     if (rc != PW_OK) return rc;
     int energy = 1;
-    for (int k = 5; k < 11; k++) {
-        int found = 0;
-        for (int a = 0; a < info.n_attrs && !found; a++)
-            found = !strcmp(info.attrs[a].name, with_energy[k]);
-        energy &= found;
-    }
+    for (int k = 5; k < 11; k++) energy &= pw_cache_info_attr(&info, with_energy[k]) != NULL;
     pw_cache_frame cf;
     /* slim render caches hold float32: widened, they measure like full ones */
     rc = energy ? pw_cache_read_f64(path, with_energy, 11, &cf, err)

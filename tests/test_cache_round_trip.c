@@ -260,6 +260,25 @@ int main(void)
                   info.count == np && info.version_major == 1,
               "stat fields");
     }
+    /* the table alone says the same, and the float32 attribute widens exactly */
+    pw_cache_info table;
+    CHECK(pw_cache_table(path2, &table, &err) == PW_OK, "table: %s", err.msg);
+    CHECK(table.n_attrs == info.n_attrs && table.count == info.count &&
+              pw_cache_info_attr(&table, "xd") && !pw_cache_info_attr(&table, "v") &&
+              pw_cache_info_attr(&table, "x")->compressed_bytes ==
+                  info.attrs[0].compressed_bytes &&
+              pw_cache_info_global(&table, "slim", -1) == -1,
+          "table differs from stat");
+    pw_cache_frame wide;
+    static const char *const xname[] = {"x"};
+    CHECK(pw_cache_read_f64(path2, xname, 1, &wide, &err) == PW_OK, "read_f64: %s", err.msg);
+    if (wide.n_attrs == 1) {
+        int exact = wide.attrs[0].type == PW_F64;
+        for (size_t k = 0; k < 3 * np && exact; k++)
+            exact = ((const double *)wide.attrs[0].data)[k] == (double)x[k];
+        CHECK(exact, "float32 not widened exactly");
+    }
+    pw_cache_frame_free(&wide);
     free(x);
     free(xd);
 

@@ -38,9 +38,7 @@ static int is_slim(const char *path)
     pw_cache_info info;
     pw_error err = {0};
     if (pw_cache_stat(path, &info, &err) != PW_OK) return -1;
-    for (int g = 0; g < info.n_globals; g++)
-        if (!strcmp(info.globals[g].name, PW_CACHE_SLIM)) return info.globals[g].value != 0;
-    return 0;
+    return pw_cache_info_global(&info, PW_CACHE_SLIM, 0) != 0;
 }
 
 /* The largest difference between two EXR frames, relative to half precision. */

@@ -526,6 +526,34 @@ pw_status pw_cache_read_memory(const char *name, const void *data, size_t size,
     return read_frame(&s, names, n_names, out, err);
 }
 
+pw_status pw_cache_table(const char *path, pw_cache_info *out, pw_error *err)
+{
+    source s;
+    memset(out, 0, sizeof *out);
+    pw_status rc = open_source(path, &s, err);
+    if (rc != PW_OK) return rc;
+    meta *m = malloc(sizeof *m);
+    rc = m ? read_meta(&s, m, err) : pw_fail(err, PW_ENOMEM, "%s: out of memory", s.name);
+    if (rc == PW_OK) *out = m->info;
+    free(m);
+    fclose(s.fp);
+    return rc;
+}
+
+double pw_cache_info_global(const pw_cache_info *info, const char *name, double fallback)
+{
+    for (int g = 0; g < info->n_globals; g++)
+        if (!strcmp(info->globals[g].name, name)) return info->globals[g].value;
+    return fallback;
+}
+
+const pw_cache_attr_info *pw_cache_info_attr(const pw_cache_info *info, const char *name)
+{
+    for (int a = 0; a < info->n_attrs; a++)
+        if (!strcmp(info->attrs[a].name, name)) return &info->attrs[a];
+    return NULL;
+}
+
 pw_status pw_cache_stat(const char *path, pw_cache_info *out, pw_error *err)
 {
     source s;

@@ -149,4 +149,12 @@ pw_status pw_cache_stat(const char *path, pw_cache_info *out, pw_error *err);
 pw_status pw_cache_stat_memory(const char *name, const void *data, size_t size,
                                pw_cache_info *out, pw_error *err);
 
+/* The header and attribute table only (their checksum verified), without reading the
+ * data: what a file holds, at the cost of its first few hundred bytes. */
+pw_status pw_cache_table(const char *path, pw_cache_info *out, pw_error *err);
+
+/* The value of global name in info, or fallback; the attribute called name, or NULL. */
+double pw_cache_info_global(const pw_cache_info *info, const char *name, double fallback);
+const pw_cache_attr_info *pw_cache_info_attr(const pw_cache_info *info, const char *name);
+
 #endif
