@@ -1,4 +1,4 @@
-/* camera.c — pinhole look-at camera and its matrices for EXR metadata. */
+/* camera.c — look-at camera (pinhole or thin lens) and its matrices for EXR metadata. */
 #include <math.h>
 #include <string.h>
 
@@ -19,6 +19,12 @@ pw_status pw_camera_init(pw_camera *cam, const pw_camera_desc *c, pw_error *err)
     if (!(v3_length(f) > 0))
         return pw_fail(err, PW_EINVAL, "camera: eye equals target (%g, %g, %g)", c->eye.x,
                        c->eye.y, c->eye.z);
+    if (!(c->lens_radius >= 0) || !isfinite(c->lens_radius))
+        return pw_fail(err, PW_EINVAL, "camera: lens radius must be finite and >= 0 (%g m)",
+                       c->lens_radius);
+    if (c->lens_radius > 0 && (!(c->focus_distance > 0) || !isfinite(c->focus_distance)))
+        return pw_fail(err, PW_EINVAL, "camera: focus distance must be finite and > 0 with a "
+                       "lens (%g m)", c->focus_distance);
     f = v3_normalize(f);
     vec3 r = v3_cross(f, c->up);
     if (!(v3_length(r) > 1e-9 * v3_length(c->up)) || !(v3_length(c->up) > 0))
@@ -33,6 +39,8 @@ pw_status pw_camera_init(pw_camera *cam, const pw_camera_desc *c, pw_error *err)
     cam->width_px = c->width_px;
     cam->height_px = c->height_px;
     cam->aspect = (double)c->width_px / (double)c->height_px;
+    cam->lens_radius = c->lens_radius;
+    cam->focus_distance = c->focus_distance;
     return PW_OK;
 }
 
@@ -42,6 +50,25 @@ vec3 pw_camera_ray(const pw_camera *cam, double px, double py)
     double sy = (1.0 - 2.0 * py / cam->height_px) * cam->tan_half_fov;
     vec3 d = v3_madd(v3_madd(cam->forward, cam->right, sx), cam->up, sy);
     return v3_normalize(d);
+}
+
+vec3 pw_camera_lens_ray(const pw_camera *cam, double px, double py, double u1, double u2,
+                        vec3 *origin)
+{
+    if (!(cam->lens_radius > 0)) {
+        *origin = cam->eye;
+        return pw_camera_ray(cam, px, py);
+    }
+    double sx = (2.0 * px / cam->width_px - 1.0) * cam->tan_half_fov * cam->aspect;
+    double sy = (1.0 - 2.0 * py / cam->height_px) * cam->tan_half_fov;
+    /* the pinhole ray, scaled to reach the plane in focus (its forward component is 1) */
+    vec3 d = v3_madd(v3_madd(cam->forward, cam->right, sx), cam->up, sy);
+    vec3 focus = v3_madd(cam->eye, d, cam->focus_distance);
+    double lx, ly;
+    pw_sample_disk(u1, u2, &lx, &ly);
+    *origin = v3_madd(v3_madd(cam->eye, cam->right, cam->lens_radius * lx), cam->up,
+                      cam->lens_radius * ly);
+    return v3_normalize(v3_sub(focus, *origin));
 }
 
 /* Row-vector product a b of 4x4 row-major matrices. */

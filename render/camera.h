@@ -1,4 +1,4 @@
-/* camera.h — pinhole look-at camera of stage 3 (internal to render/). */
+/* camera.h — look-at camera of stage 3, pinhole or thin lens (internal to render/). */
 #ifndef PW_CAMERA_H
 #define PW_CAMERA_H
 
@@ -12,6 +12,8 @@ typedef struct {
     double tan_half_fov;      /* tan(vertical fov / 2) */
     double aspect;            /* width / height */
     int width_px, height_px;
+    double lens_radius;       /* [m] 0 = pinhole */
+    double focus_distance;    /* [m] along forward */
 } pw_camera;
 
 /* Builds the camera frame; PW_EINVAL names the bad field (size, fov, eye == target,
@@ -21,5 +23,13 @@ pw_status pw_camera_init(pw_camera *cam, const pw_camera_desc *desc, pw_error *e
 /* Unit direction of the ray through continuous pixel position (px, py), measured from
  * the top-left corner of the image in pixels (pixel centres at +0.5). */
 vec3 pw_camera_ray(const pw_camera *cam, double px, double py);
+
+/* The ray of a thin lens through pixel position (px, py) and lens sample (u1, u2) in
+ * [0, 1)^2: it starts at a point of the lens disk (*origin) and passes through the
+ * point the pinhole ray meets on the plane in focus, so that plane is sharp and a point
+ * at depth z blurs over a disk of radius lens_radius |1/z - 1/focus_distance| in units
+ * of the image plane at distance 1. With lens_radius 0: the pinhole ray from the eye. */
+vec3 pw_camera_lens_ray(const pw_camera *cam, double px, double py, double u1, double u2,
+                        vec3 *origin);
 
 #endif

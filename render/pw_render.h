@@ -18,9 +18,12 @@
 #include "surfaces.h"
 
 typedef struct {
-    vec3 eye, target, up;     /* [m] look-at pinhole camera                        */
+    vec3 eye, target, up;     /* [m] look-at camera                                 */
     double fov_deg;           /* vertical field of view [deg]                       */
     int width_px, height_px;
+    double lens_radius;       /* [m] thin-lens aperture radius; 0 = pinhole         */
+    double focus_distance;    /* [m] distance of the plane in focus along the view
+                                 axis (> 0 when lens_radius > 0)                    */
 } pw_camera_desc;
 
 typedef struct {
@@ -144,6 +147,19 @@ pw_renderer *pw_renderer_create(const pw_render_settings *s, const pw_camera_des
                                 const pw_surfaces *surf, pw_error *err);
 void pw_renderer_destroy(pw_renderer *r); /* NULL is a no-op */
 
+/* Motion blur: the scene at n instants of the shutter (1 <= n <= PW_MAX_INSTANTS), the
+ * camera cams[j] and the surfaces surfs[j] (NULL entries: none) at instant j, all of one
+ * image size. Camera samples take the instants in turn from a per-pixel start, so each
+ * pixel is the mean over the instants (exactly so in expectation; equal shares when spp
+ * is a multiple of n) of the pixel a frozen render of that instant would give. n = 1 is
+ * pw_renderer_create. The surfaces must outlive the renderer. */
+#define PW_MAX_INSTANTS 64
+pw_renderer *pw_renderer_create_instants(const pw_render_settings *s, int n,
+                                         const pw_camera_desc *cams,
+                                         const pw_surfaces *const *surfs,
+                                         const pw_medium_desc *md, const pw_lights_desc *l,
+                                         pw_error *err);
+
 /* Called with the fraction of tiles finished, in [0, 1], never concurrently. */
 typedef void (*pw_render_progress_fn)(void *user, double fraction_done);
 
@@ -173,6 +189,12 @@ typedef struct {
 pw_status pw_render_frame(pw_renderer *r, const pw_density *d, pw_image *out,
                           pw_render_progress_fn progress, void *user, pw_render_stats *stats,
                           pw_error *err);
+
+/* pw_render_frame with the density of each instant of the renderer: d[j] (NULL = no
+ * medium) for j < n of pw_renderer_create_instants. pw_render_frame uses its d for all. */
+pw_status pw_render_frame_instants(pw_renderer *r, const pw_density *const *d, pw_image *out,
+                                   pw_render_progress_fn progress, void *user,
+                                   pw_render_stats *stats, pw_error *err);
 
 /* Frees the buffers of an image from pw_render_frame and zeroes it; NULL is a no-op. */
 void pw_image_free(pw_image *img);

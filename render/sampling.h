@@ -121,6 +121,26 @@ static inline vec3 pw_sample_cosine(vec3 n, double u1, double u2)
     return pw_around(n, sqrt(1.0 - u1), 2.0 * PW_PI * u2);
 }
 
+/* Uniform point of the unit disk from (u1, u2) in [0, 1)^2 by the concentric map of
+ * Shirley and Chiu (1997), which keeps the strata of low-discrepancy samples compact. */
+static inline void pw_sample_disk(double u1, double u2, double *x, double *y)
+{
+    double a = 2.0 * u1 - 1.0, b = 2.0 * u2 - 1.0, r, phi;
+    if (a == 0 && b == 0) {
+        *x = *y = 0;
+        return;
+    }
+    if (fabs(a) > fabs(b)) {
+        r = a;
+        phi = 0.25 * PW_PI * (b / a);
+    } else {
+        r = b;
+        phi = 0.5 * PW_PI - 0.25 * PW_PI * (a / b);
+    }
+    *x = r * cos(phi);
+    *y = r * sin(phi);
+}
+
 /* Power heuristic (Veach 1997, beta = 2) weight of a sample drawn with density pdf_a
  * when pdf_b is the other strategy's density for the same direction. */
 static inline double pw_mis_power(double pdf_a, double pdf_b)

@@ -30,12 +30,19 @@
 
 struct pw_renderer {
     pw_render_settings s;
-    pw_camera cam;
+    int n_instants;                           /* instants of the shutter (1 = frozen) */
+    pw_camera cam[PW_MAX_INSTANTS];           /* the camera at each instant */
+    const pw_surfaces *surf[PW_MAX_INSTANTS]; /* the surfaces at each instant (or NULL) */
     pw_medium_desc md;
     double sigma_per_rho;   /* sigma_t_ref / rho_ref [m^2/kg] */
     pw_lights lights;
-    const pw_surfaces *surf;
 };
+
+/* What one camera sample sees: the scene at the instant it was given. */
+typedef struct {
+    const pw_density *d;
+    const pw_surfaces *surf;
+} instant;
 
 typedef struct {
     vec3 L;                 /* radiance [W/m^2/sr] */
@@ -81,10 +88,10 @@ static pw_status check_settings(const pw_render_settings *s, const pw_medium_des
 /* ---- next-event estimation ----------------------------------------------------- */
 
 /* Transmittance from x towards dir to infinity: surfaces block, the medium attenuates. */
-static double shadow(const pw_renderer *r, const pw_density *d, vec3 x, vec3 dir, pw_rng *rng)
+static double shadow(const pw_renderer *r, const instant *in, vec3 x, vec3 dir, pw_rng *rng)
 {
-    if (r->surf && pw_surfaces_occluded(r->surf, x, dir, 0.0, INFINITY)) return 0.0;
-    return pw_medium_transmittance(d, r->sigma_per_rho, x, dir, 0.0, INFINITY,
+    if (in->surf && pw_surfaces_occluded(in->surf, x, dir, 0.0, INFINITY)) return 0.0;
+    return pw_medium_transmittance(in->d, r->sigma_per_rho, x, dir, 0.0, INFINITY,
                                    SHADOW_RR_THRESHOLD, rng);
 }
 
@@ -104,7 +111,7 @@ static double lobe_eval(const lobe *lb, vec3 wo)
 }
 
 /* Light reaching the eye through one event at x, per unit path throughput. */
-static vec3 direct_light(const pw_renderer *r, const pw_density *d, vec3 x, const lobe *lb,
+static vec3 direct_light(const pw_renderer *r, const instant *in, vec3 x, const lobe *lb,
                          pw_rng *rng)
 {
     const pw_lights *L = &r->lights;
@@ -115,7 +122,7 @@ static vec3 direct_light(const pw_renderer *r, const pw_density *d, vec3 x, cons
         vec3 Ew = pw_lights_sun_sample(L, pw_rng_next(rng), pw_rng_next(rng), &wo);
         double f = lobe_eval(lb, wo);
         if (f > 0) {
-            double T = shadow(r, d, x, wo, rng);
+            double T = shadow(r, in, x, wo, rng);
             if (T > 0) sum = v3_madd(sum, Ew, f * T);
         }
     }
@@ -126,7 +133,7 @@ static vec3 direct_light(const pw_renderer *r, const pw_density *d, vec3 x, cons
         vec3 Le = pw_lights_env_sample(L, pw_rng_next(rng), pw_rng_next(rng), &wo, &pdf_light);
         double f = lobe_eval(lb, wo);
         if (f > 0 && pdf_light > 0) {
-            double T = shadow(r, d, x, wo, rng);
+            double T = shadow(r, in, x, wo, rng);
             if (T > 0)
                 sum = v3_madd(sum, Le, f * T * pw_mis_power(pdf_light, f) / pdf_light);
         }
@@ -137,7 +144,7 @@ static vec3 direct_light(const pw_renderer *r, const pw_density *d, vec3 x, cons
 /* The share of the direct light at a shadow catcher's point x that the scene takes away:
  * 1 - sum(E f T) / sum(E f) over the same light samples, luminance-weighted (alpha is
  * one channel). Only direct light: what the snow bounces onto the ground is not in it. */
-static double catcher_shadow(const pw_renderer *r, const pw_density *d, vec3 x, const lobe *lb,
+static double catcher_shadow(const pw_renderer *r, const instant *in, vec3 x, const lobe *lb,
                              pw_rng *rng)
 {
     const pw_lights *L = &r->lights;
@@ -149,7 +156,7 @@ static double catcher_shadow(const pw_renderer *r, const pw_density *d, vec3 x, 
         double e = v3_dot(Ew, lum) * lobe_eval(lb, wo);
         if (e > 0) {
             unoccluded += e;
-            lit += e * shadow(r, d, x, wo, rng);
+            lit += e * shadow(r, in, x, wo, rng);
         }
     }
     if (!pw_lights_env_black(L)) {
@@ -159,7 +166,7 @@ static double catcher_shadow(const pw_renderer *r, const pw_density *d, vec3 x, 
         double e = pdf_light > 0 ? v3_dot(Le, lum) * lobe_eval(lb, wo) / pdf_light : 0;
         if (e > 0) {
             unoccluded += e;
-            lit += e * shadow(r, d, x, wo, rng);
+            lit += e * shadow(r, in, x, wo, rng);
         }
     }
     return unoccluded > 0 ? 1.0 - lit / unoccluded : 0.0;
@@ -169,7 +176,7 @@ static double catcher_shadow(const pw_renderer *r, const pw_density *d, vec3 x, 
 
 static double max3(vec3 a) { return fmax(a.x, fmax(a.y, a.z)); }
 
-static void trace_path(const pw_renderer *r, const pw_density *d, vec3 o, vec3 dir,
+static void trace_path(const pw_renderer *r, const instant *in, vec3 o, vec3 dir,
                        pw_rng *rng, path_result *res)
 {
     const pw_lights *L = &r->lights;
@@ -179,10 +186,10 @@ static void trace_path(const pw_renderer *r, const pw_density *d, vec3 o, vec3 d
     for (;;) {
         /* nearest surface bounds the free flight */
         pw_surface_hit hit;
-        int has_hit = r->surf && pw_surfaces_intersect(r->surf, o, dir, 0.0, INFINITY, &hit);
+        int has_hit = in->surf && pw_surfaces_intersect(in->surf, o, dir, 0.0, INFINITY, &hit);
         double t_surf = has_hit ? hit.t : INFINITY;
         double t;
-        int in_medium = pw_medium_sample_collision(d, r->sigma_per_rho, o, dir, 0.0, t_surf,
+        int in_medium = pw_medium_sample_collision(in->d, r->sigma_per_rho, o, dir, 0.0, t_surf,
                                                    rng, &t);
         if (!in_medium && !has_hit) {
             /* escaped: the environment (MIS with light sampling), the sun for camera rays */
@@ -213,7 +220,7 @@ static void trace_path(const pw_renderer *r, const pw_density *d, vec3 o, vec3 d
             /* the camera sees a stand-in for a filmed object: no colour of its own */
             if (res->events == 0 && hit.role == PW_SURFACE_HOLDOUT) return;
             if (res->events == 0 && hit.role == PW_SURFACE_SHADOW_CATCHER) {
-                res->alpha = catcher_shadow(r, d, x, &lb, rng);
+                res->alpha = catcher_shadow(r, in, x, &lb, rng);
                 return;
             }
         }
@@ -230,7 +237,7 @@ static void trace_path(const pw_renderer *r, const pw_density *d, vec3 o, vec3 d
         /* scatter: throughput times albedo, then light through this event */
         beta = v3_mul(beta, albedo);
         if (max3(beta) <= 0) return;
-        res->L = v3_add(res->L, v3_mul(beta, direct_light(r, d, x, &lb, rng)));
+        res->L = v3_add(res->L, v3_mul(beta, direct_light(r, in, x, &lb, rng)));
         /* Russian roulette on the throughput */
         if (res->events > (uint64_t)r->s.rr_start_depth) {
             double q = fmin(1.0, max3(beta));
@@ -255,10 +262,31 @@ pw_renderer *pw_renderer_create(const pw_render_settings *s, const pw_camera_des
                                 const pw_medium_desc *md, const pw_lights_desc *l,
                                 const pw_surfaces *surf, pw_error *err)
 {
-    if (!s || !c || !md || !l) {
+    return pw_renderer_create_instants(s, 1, c, &surf, md, l, err);
+}
+
+pw_renderer *pw_renderer_create_instants(const pw_render_settings *s, int n,
+                                         const pw_camera_desc *cams,
+                                         const pw_surfaces *const *surfs,
+                                         const pw_medium_desc *md, const pw_lights_desc *l,
+                                         pw_error *err)
+{
+    if (!s || !cams || !surfs || !md || !l) {
         pw_fail(err, PW_EINVAL, "pw_renderer_create: NULL description");
         return NULL;
     }
+    if (n < 1 || n > PW_MAX_INSTANTS) {
+        pw_fail(err, PW_EINVAL, "render: shutter instants must be in [1, %d] (%d)",
+                PW_MAX_INSTANTS, n);
+        return NULL;
+    }
+    for (int j = 1; j < n; j++)
+        if (cams[j].width_px != cams[0].width_px || cams[j].height_px != cams[0].height_px) {
+            pw_fail(err, PW_EINVAL, "render: the camera of instant %d is %d x %d, of instant "
+                    "0 %d x %d", j, cams[j].width_px, cams[j].height_px, cams[0].width_px,
+                    cams[0].height_px);
+            return NULL;
+        }
     if (check_settings(s, md, err) != PW_OK) return NULL;
     pw_renderer *r = calloc(1, sizeof *r);
     if (!r) {
@@ -268,8 +296,16 @@ pw_renderer *pw_renderer_create(const pw_render_settings *s, const pw_camera_des
     r->s = *s;
     r->md = *md;
     r->sigma_per_rho = md->sigma_t_ref / md->rho_ref;
-    r->surf = surf;
-    if (pw_camera_init(&r->cam, c, err) != PW_OK || pw_lights_init(&r->lights, l, err) != PW_OK) {
+    r->n_instants = n;
+    for (int j = 0; j < n; j++) {
+        r->surf[j] = surfs[j];
+        if (pw_camera_init(&r->cam[j], &cams[j], err) != PW_OK) {
+            if (n > 1) pw_error_prefix(err, "instant %d", j);
+            pw_renderer_destroy(r);
+            return NULL;
+        }
+    }
+    if (pw_lights_init(&r->lights, l, err) != PW_OK) {
         pw_renderer_destroy(r);
         return NULL;
     }
@@ -293,25 +329,40 @@ void pw_image_free(pw_image *img)
 }
 
 /* Renders one tile; returns its event and cut counts through *events, *cut. */
-static void render_tile(const pw_renderer *r, const pw_density *d, pw_image *out, int tx,
-                        int ty, uint64_t *events, uint64_t *cut)
+static void render_tile(const pw_renderer *r, const pw_density *const *d, pw_image *out,
+                        int tx, int ty, uint64_t *events, uint64_t *cut)
 {
-    int w = r->cam.width_px, h = r->cam.height_px, spp = r->s.spp;
+    int w = r->cam[0].width_px, h = r->cam[0].height_px, spp = r->s.spp;
+    uint64_t n_inst = (uint64_t)r->n_instants;
     for (int py = ty * TILE; py < (ty + 1) * TILE && py < h; py++)
         for (int px = tx * TILE; px < (tx + 1) * TILE && px < w; px++) {
             uint64_t pix = (uint64_t)py * (uint64_t)w + (uint64_t)px;
             /* per-pixel rotation of the R2 pattern */
             pw_rng prng = pw_rng_seed(r->s.seed ^ 0x5eedULL, pix, UINT64_MAX);
             double off_x = pw_rng_next(&prng), off_y = pw_rng_next(&prng);
+            /* samples take the instants in turn from a per-pixel start, so that every
+             * pixel sees each instant equally often when spp is a multiple of them */
+            uint64_t inst_off = n_inst > 1 ? (uint64_t)(pw_rng_next(&prng) * n_inst) : 0;
             vec3 sum = v3_zero(), alb = v3_zero();
             double nhit = 0, depth = 0, coverage = 0;
             for (int k = 0; k < spp; k++) {
                 pw_rng rng = pw_rng_seed(r->s.seed, pix, (uint64_t)k);
                 double fx, fy;
                 pw_r2((uint64_t)k, off_x, off_y, &fx, &fy);
-                vec3 dir = pw_camera_ray(&r->cam, px + fx, py + fy);
+                uint64_t j = (inst_off + (uint64_t)k) % n_inst;
+                const pw_camera *cam = &r->cam[j];
+                instant in = {d[j], r->surf[j]};
+                vec3 eye = cam->eye, dir;
+                if (cam->lens_radius > 0) {
+                    /* a stream of its own, so the path's numbers are those of a pinhole */
+                    pw_rng lens = pw_rng_seed(r->s.seed ^ 0x1e45ULL, pix, (uint64_t)k);
+                    double u1 = pw_rng_next(&lens), u2 = pw_rng_next(&lens);
+                    dir = pw_camera_lens_ray(cam, px + fx, py + fy, u1, u2, &eye);
+                } else {
+                    dir = pw_camera_ray(cam, px + fx, py + fy);
+                }
                 path_result res;
-                trace_path(r, d, r->cam.eye, dir, &rng, &res);
+                trace_path(r, &in, eye, dir, &rng, &res);
                 sum = v3_add(sum, res.L);
                 *events += res.events;
                 *cut += (uint64_t)res.cut;
@@ -319,7 +370,7 @@ static void render_tile(const pw_renderer *r, const pw_density *d, pw_image *out
                 if (res.hit) {
                     nhit += 1;
                     /* planar camera z, as compositors' depth nodes expect, not ray length */
-                    depth += res.depth * v3_dot(dir, r->cam.forward);
+                    depth += res.depth * v3_dot(dir, cam->forward);
                     alb = v3_add(alb, res.albedo);
                 }
             }
@@ -342,9 +393,19 @@ pw_status pw_render_frame(pw_renderer *r, const pw_density *d, pw_image *out,
                           pw_render_progress_fn progress, void *user, pw_render_stats *stats,
                           pw_error *err)
 {
-    if (!r || !out) return pw_fail(err, PW_EINVAL, "pw_render_frame: NULL renderer or image");
+    const pw_density *all[PW_MAX_INSTANTS];
+    for (int j = 0; j < PW_MAX_INSTANTS; j++) all[j] = d;
+    return pw_render_frame_instants(r, all, out, progress, user, stats, err);
+}
+
+pw_status pw_render_frame_instants(pw_renderer *r, const pw_density *const *d, pw_image *out,
+                                   pw_render_progress_fn progress, void *user,
+                                   pw_render_stats *stats, pw_error *err)
+{
+    if (!r || !out || !d)
+        return pw_fail(err, PW_EINVAL, "pw_render_frame: NULL renderer, density list or image");
     double t_start = omp_get_wtime();
-    int w = r->cam.width_px, h = r->cam.height_px;
+    int w = r->cam[0].width_px, h = r->cam[0].height_px;
     size_t npix = (size_t)w * (size_t)h;
     memset(out, 0, sizeof *out);
     out->width = w;

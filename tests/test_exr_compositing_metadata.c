@@ -105,7 +105,7 @@ typedef struct {
 /* Writes a frame, then checks its header through OpenEXRCore. */
 static void check_frame(int id, int float_beauty, int has_camera)
 {
-    pw_camera_desc cam = {{0.9, 0.45, 1.3}, {0, 0.1, 0}, {0, 1, 0}, 35, W, H};
+    pw_camera_desc cam = {{0.9, 0.45, 1.3}, {0, 0.1, 0}, {0, 1, 0}, 35, W, H, 0, 0};
     pw_exr_options o;
     pw_exr_options_default(&o);
     o.float_beauty = float_beauty;

@@ -23,7 +23,7 @@ static void row_mul(const float m[16], const double p[4], double out[4])
 
 int main(void)
 {
-    pw_camera_desc desc = {v3(1.5, 0.7, -2.0), v3(0.1, 0.2, 0.3), v3(0, 1, 0), 35.0, 640, 360};
+    pw_camera_desc desc = {v3(1.5, 0.7, -2.0), v3(0.1, 0.2, 0.3), v3(0, 1, 0), 35.0, 640, 360, 0, 0};
     float w2c[16], w2n[16];
     pw_error err = {0};
     CHECK(pw_camera_matrices(&desc, w2c, w2n, &err) == PW_OK, "matrices: %s", err.msg);

@@ -86,7 +86,7 @@ int main(void)
     pw_surfaces *surf = pw_surfaces_create(&ground, 1, 0.0, &err);
     CHECK(surf != NULL, "surfaces: %s", err.msg);
 
-    pw_camera_desc cam = {v3(0.1, 0.08, 0.25), v3(0, 0.035, 0), v3(0, 1, 0), 30.0, 24, 16};
+    pw_camera_desc cam = {v3(0.1, 0.08, 0.25), v3(0, 0.035, 0), v3(0, 1, 0), 30.0, 24, 16, 0, 0};
     pw_medium_desc md = {724.0, 400.0, v3(0.9, 0.95, 1.0), 0.5};
     pw_lights_desc lights;
     memset(&lights, 0, sizeof lights);

@@ -51,7 +51,7 @@ static void check_plane(vec3 sun_dir, const char *what)
     pw_surfaces *surf = pw_surfaces_create(&ground, 1, 0.0, &err);
     CHECK(surf != NULL, "surfaces: %s", err.msg);
     if (!surf) return;
-    pw_camera_desc cam = {v3(0, 1, 0.5), v3(0, 0, -0.5), v3(0, 1, 0), 40.0, 12, 12};
+    pw_camera_desc cam = {v3(0, 1, 0.5), v3(0, 0, -0.5), v3(0, 1, 0), 40.0, 12, 12, 0, 0};
     pw_medium_desc md = {724.0, 400.0, v3(0.9, 0.95, 1.0), 0.5};
     pw_lights_desc lights;
     memset(&lights, 0, sizeof lights);

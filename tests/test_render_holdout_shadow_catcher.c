@@ -32,7 +32,7 @@ static int render(const pw_surface_desc *desc, int n, const pw_density *d, int s
     pw_surfaces *surf = pw_surfaces_create(desc, n, 0.0, &err);
     CHECK(surf != NULL, "surfaces: %s", err.msg);
     if (!surf) return 0;
-    pw_camera_desc cam = {v3(0.9, 0.0, -0.2), v3(0, 0, ground_z), v3(0, 0, 1), 45.0, W, H};
+    pw_camera_desc cam = {v3(0.9, 0.0, -0.2), v3(0, 0, ground_z), v3(0, 0, 1), 45.0, W, H, 0, 0};
     pw_medium_desc md = {724.0, 400.0, v3(0, 0, 0), 0.5};
     pw_lights_desc lights;
     memset(&lights, 0, sizeof lights);
@@ -56,7 +56,7 @@ static int render(const pw_surface_desc *desc, int n, const pw_density *d, int s
 /* Where pixel (px, py)'s centre ray meets the ground; 0 if it does not. */
 static int ground_point(int px, int py, vec3 *x)
 {
-    pw_camera_desc cd = {v3(0.9, 0.0, -0.2), v3(0, 0, ground_z), v3(0, 0, 1), 45.0, W, H};
+    pw_camera_desc cd = {v3(0.9, 0.0, -0.2), v3(0, 0, ground_z), v3(0, 0, 1), 45.0, W, H, 0, 0};
     pw_camera cam;
     pw_error err = {0};
     if (pw_camera_init(&cam, &cd, &err) != PW_OK) return 0;

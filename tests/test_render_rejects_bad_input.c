@@ -18,7 +18,7 @@ static void baseline(void)
 {
     memset(&rs, 0, sizeof rs);
     rs.spp = 4, rs.max_depth = 100, rs.rr_start_depth = 4, rs.seed = 1;
-    cam = (pw_camera_desc){v3(0, 0, 1), v3(0, 0, 0), v3(0, 1, 0), 40, 8, 8};
+    cam = (pw_camera_desc){v3(0, 0, 1), v3(0, 0, 0), v3(0, 1, 0), 40, 8, 8, 0, 0};
     md = (pw_medium_desc){724, 400, v3(0.9, 0.95, 1.0), 0.5};
     memset(&lights, 0, sizeof lights);
     lights.sun_direction = v3(0, 1, 0);

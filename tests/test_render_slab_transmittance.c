@@ -39,7 +39,7 @@ int main(void)
         if (!d) break;
 
         /* 1-3. camera through the slab at a uniform sky */
-        pw_camera_desc cam = {v3(0, 0, 1.0), v3(0, 0, 0), v3(0, 1, 0), 2.0, 16, 16};
+        pw_camera_desc cam = {v3(0, 0, 1.0), v3(0, 0, 0), v3(0, 1, 0), 2.0, 16, 16, 0, 0};
         pw_medium_desc md = {sigma_t_ref, rho_ref, v3(0, 0, 0), 0.5};
         pw_lights_desc lights = {0};
         lights.sky_radiance = L;

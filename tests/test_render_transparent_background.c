@@ -16,7 +16,7 @@
 static int render(int transparent, pw_surfaces *surf, pw_image *img)
 {
     pw_error err = {0};
-    pw_camera_desc cam = {v3(0, 0, 3), v3(0, 0, 0), v3(0, 1, 0), 40.0, 24, 16};
+    pw_camera_desc cam = {v3(0, 0, 3), v3(0, 0, 0), v3(0, 1, 0), 40.0, 24, 16, 0, 0};
     pw_medium_desc md = {724.0, 400.0, v3(0.9, 0.95, 1.0), 0.5};
     pw_lights_desc lights;
     memset(&lights, 0, sizeof lights);

@@ -42,7 +42,7 @@ int main(void)
     CHECK(d != NULL, "rasterize: %s", err.msg);
     if (!d) return check_done("render_white_furnace");
 
-    pw_camera_desc cam = {v3(0, 0, 0.3), v3(0, 0, 0), v3(0, 1, 0), 18.0, 4, 4};
+    pw_camera_desc cam = {v3(0, 0, 0.3), v3(0, 0, 0), v3(0, 1, 0), 18.0, 4, 4, 0, 0};
     pw_lights_desc lights = {0};
     lights.sky_radiance = v3(0.5, 1.0, 2.0);
     pw_render_settings rs = {0};

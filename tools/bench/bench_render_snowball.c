@@ -131,7 +131,7 @@ int main(int argc, char **argv)
     }
     pw_camera_desc cam = {v3_add(centre, v3(2.2 * radius, 1.0 * radius, 3.6 * radius)),
                           v3_add(centre, v3(0, -0.25 * radius, 0)), v3(0, 1, 0), 35.0, width,
-                          height};
+                          height, 0, 0};
     pw_medium_desc md = {724.0, 400.0, v3(0.9, 0.95, 1.0), 0.5};
     pw_lights_desc lights;
     memset(&lights, 0, sizeof lights);
