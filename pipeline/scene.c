@@ -360,6 +360,7 @@ pw_status pw_scene_apply_look(pw_scene *scene, const char *look_path, pw_error *
         store_render_json(merged, tmp); /* a further look goes over this one */
         memcpy(scene->render_json, tmp->render_json, sizeof scene->render_json);
         scene->camera = tmp->camera;
+        scene->camera_rig = tmp->camera_rig;
         scene->medium = tmp->medium;
         scene->lights = tmp->lights;
         scene->render = tmp->render;

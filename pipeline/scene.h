@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "camera_rig.h"
 #include "collide.h"
 #include "pw_error.h"
 #include "pw_math.h"
@@ -45,7 +46,8 @@ typedef struct {
     size_t particle_estimate; /* sum of pw_seed_estimate over the bodies          */
     uint64_t max_particles;   /* budget ("sim.max_particles", 5e6); over it = error */
 
-    pw_camera_desc camera;
+    pw_camera_desc camera;    /* the static camera and the image size              */
+    pw_camera_rig camera_rig; /* its keys, lens and shutter (pw_camera_rig_at)       */
     pw_medium_desc medium;
     pw_lights_desc lights;
     pw_render_settings render;

@@ -9,7 +9,10 @@ static const char *const keys_render[] = {
     "camera",  "resolution",  "spp",    "max_depth", "rr_start_depth", "seed",
     "subdiv",  "raster", "detail", "aovs",        "compression", "beauty", "png_exposure",
     "medium",  "lights",  "surfaces",    "draw_colliders", "collider_color", "background", NULL};
-static const char *const keys_camera[] = {"eye", "target", "up", "fov_deg", NULL};
+static const char *const keys_camera[] = {
+    "eye", "target", "up", "fov_deg", "f_number", "aperture_radius", "sensor_height_mm",
+    "focus_distance", "shutter", "shutter_samples", "motion", NULL};
+static const char *const keys_camera_key[] = {"t", "eye", "target", "up", "fov_deg", NULL};
 static const char *const keys_medium[] = {"sigma_t", "rho_ref", "albedo", "g", NULL};
 static const char *const keys_lights[] = {"sun", "sky", "envmap", NULL};
 static const char *const keys_sun[] = {"direction", "angular_diameter_deg", "irradiance", NULL};
@@ -30,20 +33,10 @@ static const char *const aov_names[] = {"depth", "albedo", NULL};
 
 static const sc_range colour = {0, 1, 0, 0, "a colour component"};
 
-static pw_status parse_camera(const sc_ctx *c, json_t *render, pw_camera_desc *cam)
+/* A look-at camera must have a view direction and an up off its axis. */
+static pw_status check_look_at(const sc_ctx *c, const char *at, vec3 eye, vec3 target, vec3 up)
 {
-    json_t *obj;
-    pw_status rc = sc_get_object(c, render, "render", "camera", 1, &obj);
-    if (rc != PW_OK) return rc;
-    const char *at = "render.camera";
-    const sc_range fov = {0, 180, 1, 1, "the vertical field of view [deg]"};
-    if ((rc = sc_check_keys(c, obj, at, keys_camera)) != PW_OK ||
-        (rc = sc_vec3(c, obj, at, "eye", 1, v3_zero(), sc_any, &cam->eye)) != PW_OK ||
-        (rc = sc_vec3(c, obj, at, "target", 1, v3_zero(), sc_any, &cam->target)) != PW_OK ||
-        (rc = sc_direction(c, obj, at, "up", 0, v3(0, 1, 0), &cam->up)) != PW_OK ||
-        (rc = sc_number(c, obj, at, "fov_deg", 0, 40, fov, &cam->fov_deg)) != PW_OK)
-        return rc;
-    vec3 view = v3_sub(cam->target, cam->eye);
+    vec3 view = v3_sub(target, eye);
     double len = v3_length(view);
     if (!(len > 0))
         return sc_fail(c, at, "eye and target coincide: the view direction is undefined");
@@ -51,8 +44,118 @@ static pw_status parse_camera(const sc_ctx *c, json_t *render, pw_camera_desc *c
         return sc_fail(c, at, "eye and target are too far apart (%g m)", len);
     /* A look-at basis needs up off the view axis; sin of the angle below 1e-6 is
      * as good as parallel. */
-    if (!(v3_length(v3_cross(v3_scale(view, 1 / len), cam->up)) > 1e-6))
+    if (!(v3_length(v3_cross(v3_scale(view, 1 / len), up)) > 1e-6))
         return sc_fail(c, at, "up is parallel to the view direction (target - eye)");
+    return PW_OK;
+}
+
+/* "motion": [{"t", "eye", "target", "up", "fov_deg"}, ...], the form of a collider's
+ * motion: t [s] strictly increasing, each value the static camera's where a key is
+ * silent. */
+static pw_status parse_camera_motion(const sc_ctx *c, json_t *obj, const char *at,
+                                     const pw_camera_desc *cam, pw_camera_rig *rig)
+{
+    json_t *keys;
+    pw_status rc = sc_get_array(c, obj, at, "motion", 0, &keys);
+    if (rc != PW_OK || !keys) return rc;
+    char am[SC_PATH];
+    sc_join(am, at, "motion");
+    if (json_array_size(keys) > PW_CAMERA_MAX_KEYS)
+        return sc_fail(c, am, "%zu keyframes, at most %d", json_array_size(keys),
+                       PW_CAMERA_MAX_KEYS);
+    const sc_range fov = {0, 180, 1, 1, "the vertical field of view [deg]"};
+    for (size_t k = 0; k < json_array_size(keys); k++) {
+        json_t *key = json_array_get(keys, k);
+        char ak[SC_PATH];
+        sc_index(ak, am, (int)k);
+        pw_camera_key *f = &rig->keys[k];
+        if ((rc = sc_check_keys(c, key, ak, keys_camera_key)) != PW_OK ||
+            (rc = sc_number(c, key, ak, "t", 1, 0, sc_any, &f->t)) != PW_OK ||
+            (rc = sc_vec3(c, key, ak, "eye", 0, cam->eye, sc_any, &f->eye)) != PW_OK ||
+            (rc = sc_vec3(c, key, ak, "target", 0, cam->target, sc_any, &f->target)) ||
+            (rc = sc_direction(c, key, ak, "up", 0, cam->up, &f->up)) != PW_OK ||
+            (rc = sc_number(c, key, ak, "fov_deg", 0, cam->fov_deg, fov, &f->fov_deg)) ||
+            (rc = check_look_at(c, ak, f->eye, f->target, f->up)) != PW_OK)
+            return rc;
+        if (k > 0 && !(f->t > rig->keys[k - 1].t))
+            return sc_fail(c, ak, "t = %g: keyframe times must increase strictly (previous "
+                                  "%g)", f->t, rig->keys[k - 1].t);
+        rig->n_keys = (int)k + 1;
+    }
+    return PW_OK;
+}
+
+/* "shutter": [open, close] in frames relative to the frame's time; absent = none. */
+static pw_status parse_shutter(const sc_ctx *c, json_t *obj, const char *at, pw_camera_rig *rig)
+{
+    json_t *v = json_object_get(obj, "shutter");
+    if (!v) return PW_OK;
+    char as[SC_PATH];
+    sc_join(as, at, "shutter");
+    if (!json_is_array(v) || json_array_size(v) != 2)
+        return sc_fail(c, as, "expected [open, close] in frames (e.g. [-0.25, 0.25], a 180 "
+                              "degree shutter), got %s", sc_type_name(v));
+    double oc[2];
+    for (int k = 0; k < 2; k++) {
+        json_t *e = json_array_get(v, (size_t)k);
+        char ek[SC_PATH];
+        sc_index(ek, as, k);
+        if (!json_is_number(e))
+            return sc_fail(c, ek, "expected a number [frames], got %s", sc_type_name(e));
+        oc[k] = json_number_value(e);
+        if (!(oc[k] >= -1 && oc[k] <= 1))
+            return sc_fail_value(c, ek, oc[k], "the shutter opens and closes within one "
+                                 "frame of the frame's time: [-1, 1]");
+    }
+    if (!(oc[1] > oc[0]) || oc[1] - oc[0] > 1)
+        return sc_fail(c, as, "[%g, %g]: close must follow open by at most one frame", oc[0],
+                       oc[1]);
+    rig->shutter_open = oc[0];
+    rig->shutter_close = oc[1];
+    return PW_OK;
+}
+
+static pw_status parse_camera(const sc_ctx *c, json_t *render, pw_scene *s)
+{
+    pw_camera_desc *cam = &s->camera;
+    pw_camera_rig *rig = &s->camera_rig;
+    memset(rig, 0, sizeof *rig);
+    json_t *obj;
+    pw_status rc = sc_get_object(c, render, "render", "camera", 1, &obj);
+    if (rc != PW_OK) return rc;
+    const char *at = "render.camera";
+    const sc_range fov = {0, 180, 1, 1, "the vertical field of view [deg]"};
+    const sc_range f_number = {0, 1000, 1, 0, "the f-number"};
+    const sc_range aperture = {0, 10, 0, 0, "the aperture radius [m]"};
+    const sc_range sensor = {0, 1000, 1, 0, "the film height [mm]"};
+    const sc_range focus = {0, 1e6, 1, 0, "the focus distance [m]"};
+    long long samples;
+    double sensor_mm;
+    if ((rc = sc_check_keys(c, obj, at, keys_camera)) != PW_OK ||
+        (rc = sc_vec3(c, obj, at, "eye", 1, v3_zero(), sc_any, &cam->eye)) != PW_OK ||
+        (rc = sc_vec3(c, obj, at, "target", 1, v3_zero(), sc_any, &cam->target)) != PW_OK ||
+        (rc = sc_direction(c, obj, at, "up", 0, v3(0, 1, 0), &cam->up)) != PW_OK ||
+        (rc = sc_number(c, obj, at, "fov_deg", 0, 40, fov, &cam->fov_deg)) != PW_OK ||
+        (rc = check_look_at(c, at, cam->eye, cam->target, cam->up)) != PW_OK ||
+        /* absent lens values stay 0: a pinhole, focus on the target */
+        (json_object_get(obj, "f_number") &&
+         (rc = sc_number(c, obj, at, "f_number", 1, 0, f_number, &rig->f_number)) != PW_OK) ||
+        (rc = sc_number(c, obj, at, "aperture_radius", 0, 0, aperture,
+                        &rig->aperture_radius)) != PW_OK ||
+        (rc = sc_number(c, obj, at, "sensor_height_mm", 0, 24, sensor, &sensor_mm)) ||
+        (json_object_get(obj, "focus_distance") &&
+         (rc = sc_number(c, obj, at, "focus_distance", 1, 0, focus, &rig->focus_distance))) ||
+        (rc = parse_shutter(c, obj, at, rig)) != PW_OK ||
+        (rc = sc_int(c, obj, at, "shutter_samples", 0, 8, 1, PW_MAX_INSTANTS,
+                     "the instants over the shutter", &samples)) != PW_OK ||
+        (rc = parse_camera_motion(c, obj, at, cam, rig)) != PW_OK)
+        return rc;
+    if (json_object_get(obj, "f_number") && json_object_get(obj, "aperture_radius"))
+        return sc_fail(c, at, "give the lens as f_number or as aperture_radius, not both");
+    rig->sensor_height = sensor_mm * 1e-3;
+    rig->shutter_samples = (int)samples;
+    cam->lens_radius = 0;
+    cam->focus_distance = 0;
     return PW_OK;
 }
 
@@ -235,7 +338,7 @@ pw_status sc_render(const sc_ctx *c, json_t *render, pw_scene *s)
     long long spp, max_depth, rr, seed, subdiv;
     const sc_range exposure = {-64, 64, 0, 0, "the preview exposure [stops]"};
     const sc_range detail_range = {0, 1, 0, 0, "the particle-bound detail amplitude"};
-    if ((rc = parse_camera(c, render, &s->camera)) != PW_OK ||
+    if ((rc = parse_camera(c, render, s)) != PW_OK ||
         (rc = parse_resolution(c, render, &s->camera)) != PW_OK ||
         (rc = sc_int(c, render, "render", "spp", 0, 64, 1, 1 << 20, "samples per pixel",
                      &spp)) != PW_OK ||

@@ -258,45 +258,169 @@ static pw_surfaces *frame_surfaces(const pw_scene *sc, double t, pw_error *err)
     return pw_surfaces_create(desc, n, t, err);
 }
 
-/* Reads a frame's particles and rasterizes them (stage 2). */
-static pw_status load_density(const pw_scene *sc, int frame, pw_density **out, size_t *count,
-                              pw_error *err)
+/* A cache's particles as float64: positions, masses, and (when asked) velocities and
+ * ids, checked for type and shape and for the scene's simulation setup. */
+static pw_status read_particles(const pw_scene *sc, const char *path, int want_id,
+                                int want_v, pw_cache_frame *cf, pw_error *err)
 {
-    *out = NULL;
+    const char *names[4] = {"x", "m", NULL, NULL};
+    int n = 2;
+    if (want_id) names[n++] = "id";
+    if (want_v) names[n++] = "v";
+    pw_status rc = pw_cache_read_f64(path, names, n, cf, err);
+    if (rc != PW_OK) return rc;
+    if (cf->sim_hash != sc->sim_hash) {
+        unsigned long long cache_hash = (unsigned long long)cf->sim_hash; /* freeing clears cf */
+        pw_cache_frame_free(cf);
+        return pw_fail(err, PW_EINVAL,
+                       "%s: written by a different simulation setup than %s (sim hash %016llx, "
+                       "scene %016llx); re-simulate with `powder sim --force`",
+                       path, sc->path, cache_hash, (unsigned long long)sc->sim_hash);
+    }
+    const pw_cache_attr *x = pw_cache_find(cf, "x"), *m = pw_cache_find(cf, "m");
+    const pw_cache_attr *id = pw_cache_find(cf, "id"), *v = pw_cache_find(cf, "v");
+    if (x->type != PW_F64 || x->components != 3 || m->type != PW_F64 || m->components != 1 ||
+        (want_id && (id->type != PW_U32 || id->components != 1)) ||
+        (want_v && (v->type != PW_F64 || v->components != 3))) {
+        pw_cache_frame_free(cf);
+        return pw_fail(err, PW_EFORMAT, "%s: attributes x/m/id/v are not float64 vec3, float64, "
+                       "uint32, float64 vec3", path);
+    }
+    return PW_OK;
+}
+
+/* A neighbouring frame for motion blur: its positions and velocities by particle id. */
+typedef struct {
+    pw_cache_frame cf;
+    const double *x, *v;
+    uint32_t *index_of_id; /* UINT32_MAX where the id is absent */
+    uint32_t id_count;
+} neighbour_frame;
+
+static void neighbour_free(neighbour_frame *nb)
+{
+    pw_cache_frame_free(&nb->cf);
+    free(nb->index_of_id);
+    memset(nb, 0, sizeof *nb);
+}
+
+/* Loads frame f as a neighbour when its cache is there and of this setup; a missing or
+ * stale one leaves nb empty (motion then follows the velocities alone). */
+static pw_status neighbour_load(const pw_scene *sc, int f, neighbour_frame *nb, pw_error *err)
+{
+    memset(nb, 0, sizeof *nb);
+    char path[4096];
+    if (f < sc->frame_start) return PW_OK;
+    pw_status rc = pw_shot_cache_path(sc, f, path, sizeof path, err);
+    if (rc != PW_OK || cache_kind(sc, path) == 0) return rc;
+    if ((rc = read_particles(sc, path, 1, 1, &nb->cf, err)) != PW_OK) return rc;
+    const uint32_t *id = pw_cache_find(&nb->cf, "id")->data;
+    size_t n = (size_t)nb->cf.count;
+    uint32_t max_id = 0;
+    for (size_t p = 0; p < n; p++) max_id = id[p] > max_id ? id[p] : max_id;
+    /* ids number the particles in the order they were added: dense */
+    if (n == 0 || max_id > 4 * n + 1024) {
+        neighbour_free(nb);
+        return PW_OK;
+    }
+    nb->id_count = max_id + 1;
+    nb->index_of_id = malloc((size_t)nb->id_count * sizeof *nb->index_of_id);
+    if (!nb->index_of_id) {
+        neighbour_free(nb);
+        return pw_fail(err, PW_ENOMEM, "%s: out of memory for %u particle ids", path, max_id + 1);
+    }
+    for (uint32_t k = 0; k < nb->id_count; k++) nb->index_of_id[k] = UINT32_MAX;
+    for (size_t p = 0; p < n; p++) nb->index_of_id[id[p]] = (uint32_t)p;
+    nb->x = pw_cache_find(&nb->cf, "x")->data;
+    nb->v = pw_cache_find(&nb->cf, "v")->data;
+    return PW_OK;
+}
+
+/* Where a particle is tau seconds from its frame (position x, velocity v): on the cubic
+ * through both frames' positions and velocities when the neighbouring frame on tau's
+ * side holds it (exact for the ballistic arcs of free flight), else along v. */
+static void particle_at(const double *x, const double *v, uint32_t id, double tau,
+                        double frame_dt, const neighbour_frame *nb, double out[3])
+{
+    uint32_t q = nb && nb->index_of_id && id < nb->id_count ? nb->index_of_id[id] : UINT32_MAX;
+    if (q == UINT32_MAX) {
+        for (int c = 0; c < 3; c++) out[c] = x[c] + v[c] * tau;
+        return;
+    }
+    const double *xn = nb->x + 3 * (size_t)q, *vn = nb->v + 3 * (size_t)q;
+    /* the interval from a to b one frame apart; s = where tau falls in it */
+    int after = tau > 0;
+    const double *xa = after ? x : xn, *va = after ? v : vn, *xb = after ? xn : x,
+                 *vb = after ? vn : v;
+    double s = after ? tau / frame_dt : 1 + tau / frame_dt, s2 = s * s, s3 = s2 * s;
+    double h01 = 3 * s2 - 2 * s3, h10 = s3 - 2 * s2 + s, h11 = s3 - s2;
+    for (int c = 0; c < 3; c++)
+        out[c] = xa[c] + h01 * (xb[c] - xa[c]) + frame_dt * (h10 * va[c] + h11 * vb[c]);
+}
+
+/* Reads a frame's particles and rasterizes them (stage 2) at each of n instants
+ * (times [s]): moved from the frame's positions along their motion (particle_at). One
+ * instant at the frame's own time is the frame's positions as they are. */
+static pw_status load_density(const pw_scene *sc, int frame, int n, const double *times,
+                              pw_density **out, size_t *count, pw_error *err)
+{
+    for (int j = 0; j < n; j++) out[j] = NULL;
     char path[4096];
     pw_status rc = pw_shot_cache_path(sc, frame, path, sizeof path, err);
     if (rc != PW_OK) return rc;
     if (!file_exists(path))
         return pw_fail(err, PW_EINVAL, "%s: no cache for frame %d (run `powder sim %s` first)",
                        path, frame, sc->path);
-    /* ids only for the particle-bound detail, so older caches without them still render */
-    static const char *const names[] = {"x", "m", "id"};
+    double t_frame = frame_time(sc, frame), frame_dt = 1.0 / sc->fps;
+    int moving = n > 1 || times[0] != t_frame;
+    /* ids for the particle-bound detail (so older caches without them still render) and
+     * for matching particles across frames */
     int detail = sc->render.raster == PW_RASTER_BOUNDED && sc->render.detail > 0;
     pw_cache_frame cf;
-    if ((rc = pw_cache_read_f64(path, names, detail ? 3 : 2, &cf, err)) != PW_OK) return rc;
-    if (cf.sim_hash != sc->sim_hash) {
-        unsigned long long cache_hash = (unsigned long long)cf.sim_hash; /* freeing clears cf */
-        pw_cache_frame_free(&cf);
-        return pw_fail(err, PW_EINVAL,
-                       "%s: written by a different simulation setup than %s (sim hash %016llx, "
-                       "scene %016llx); re-simulate with `powder sim --force`",
-                       path, sc->path, cache_hash, (unsigned long long)sc->sim_hash);
-    }
+    if ((rc = read_particles(sc, path, detail || moving, moving, &cf, err)) != PW_OK) return rc;
     const pw_cache_attr *x = pw_cache_find(&cf, "x"), *m = pw_cache_find(&cf, "m");
-    const pw_cache_attr *id = detail ? pw_cache_find(&cf, "id") : NULL;
-    if (x->type != PW_F64 || x->components != 3 || m->type != PW_F64 || m->components != 1 ||
-        (id && (id->type != PW_U32 || id->components != 1))) {
-        pw_cache_frame_free(&cf);
-        return pw_fail(err, PW_EFORMAT, "%s: attributes x/m/id are not float64 vec3, float64, "
-                       "uint32", path);
+    const pw_cache_attr *id = detail || moving ? pw_cache_find(&cf, "id") : NULL;
+    const double *v = moving ? pw_cache_find(&cf, "v")->data : NULL;
+    size_t np = (size_t)cf.count;
+    *count = np;
+    neighbour_frame before, after;
+    memset(&before, 0, sizeof before), memset(&after, 0, sizeof after);
+    double *moved = NULL;
+    if (moving) {
+        int any_before = 0, any_after = 0;
+        for (int j = 0; j < n; j++) any_before |= times[j] < t_frame, any_after |= times[j] > t_frame;
+        if ((any_before && (rc = neighbour_load(sc, frame - 1, &before, err)) != PW_OK) ||
+            (any_after && (rc = neighbour_load(sc, frame + 1, &after, err)) != PW_OK))
+            goto done;
+        if (!(moved = malloc(3 * (np ? np : 1) * sizeof *moved))) {
+            rc = pw_fail(err, PW_ENOMEM, "%s: out of memory moving %zu particles", path, np);
+            goto done;
+        }
     }
-    *count = (size_t)cf.count;
-    *out = pw_density_build((pw_raster_kind)sc->render.raster, x->data, m->data,
-                            id ? id->data : NULL, (size_t)cf.count, cf.h,
-                            sc->render.subdiv > 0 ? sc->render.subdiv : 1, sc->render.detail,
-                            err);
+    for (int j = 0; j < n && rc == PW_OK; j++) {
+        const double *xs = x->data;
+        if (moving) {
+            double tau = times[j] - t_frame;
+            const uint32_t *ids = id->data;
+            const neighbour_frame *nb = tau > 0 ? &after : tau < 0 ? &before : NULL;
+            for (size_t p = 0; p < np; p++)
+                particle_at((const double *)x->data + 3 * p, v + 3 * p, ids[p], tau, frame_dt,
+                            nb, moved + 3 * p);
+            xs = moved;
+        }
+        out[j] = pw_density_build((pw_raster_kind)sc->render.raster, xs, m->data,
+                                  detail ? id->data : NULL, np, cf.h,
+                                  sc->render.subdiv > 0 ? sc->render.subdiv : 1,
+                                  sc->render.detail, err);
+        if (!out[j]) rc = err ? err->code : PW_ENOMEM;
+    }
+done:
+    free(moved);
+    neighbour_free(&before), neighbour_free(&after);
     pw_cache_frame_free(&cf);
-    return *out ? PW_OK : (err ? err->code : PW_ENOMEM);
+    if (rc != PW_OK)
+        for (int j = 0; j < n; j++) pw_density_destroy(out[j]), out[j] = NULL;
+    return rc;
 }
 
 typedef struct {
@@ -334,21 +458,48 @@ static void exr_options_for(const pw_scene *sc, const pw_camera_desc *cam, int f
     eo->fov_deg = cam->fov_deg;
 }
 
-/* Renders one frame of the scene with camera cam into exr_path (+ PNG). */
-/* `given` is an already rasterized density of that frame, or NULL to load it here. */
-static pw_status render_one(const pw_scene *sc, int frame, pw_density *given,
-                            size_t given_count, const pw_camera_desc *cam, const pw_render_settings *rs,
-                            const char *exr_path, const pw_shot_options *o, double progress_base,
-                            float **keep_rgba, pw_error *err)
+/* How a frame is seen: the camera at each instant of the shutter (one for a frozen
+ * frame) and at the frame's own time, which the EXR metadata describes. */
+typedef struct {
+    int n;
+    double times[PW_MAX_INSTANTS];
+    pw_camera_desc cams[PW_MAX_INSTANTS];
+    pw_camera_desc at_frame;
+} frame_view;
+
+/* The scene's camera rig over frame f. */
+static void shot_view(const pw_scene *sc, int frame, frame_view *v)
+{
+    double t = frame_time(sc, frame);
+    v->n = pw_camera_rig_instants(&sc->camera_rig, t, sc->fps, v->times);
+    for (int j = 0; j < v->n; j++) pw_camera_rig_at(&sc->camera_rig, &sc->camera, v->times[j], &v->cams[j]);
+    pw_camera_rig_at(&sc->camera_rig, &sc->camera, t, &v->at_frame);
+}
+
+/* Renders one frame of the scene as view sees it into exr_path (+ PNG). `given` is an
+ * already rasterized density of that frame (view->n must then be 1), or NULL to load
+ * it here. */
+static pw_status render_one(const pw_scene *sc, int frame, const frame_view *view,
+                            pw_density *given, size_t given_count,
+                            const pw_render_settings *rs, const char *exr_path,
+                            const pw_shot_options *o, double progress_base, float **keep_rgba,
+                            pw_error *err)
 {
     double t_begin = pw_now();
-    pw_density *density = given;
+    int n = given ? 1 : view->n;
+    pw_density *density[PW_MAX_INSTANTS] = {given};
+    pw_surfaces *surf[PW_MAX_INSTANTS] = {NULL};
     size_t count = given_count;
     pw_status rc = PW_OK;
-    if (!density && (rc = load_density(sc, frame, &density, &count, err)) != PW_OK) return rc;
+    if (!given && (rc = load_density(sc, frame, n, view->times, density, &count, err)) != PW_OK)
+        return rc;
     double t_raster = pw_now() - t_begin;
-    pw_surfaces *surf = frame_surfaces(sc, frame_time(sc, frame), err);
-    pw_renderer *r = surf ? pw_renderer_create(rs, cam, &sc->medium, &sc->lights, surf, err) : NULL;
+    pw_renderer *r = NULL;
+    for (int j = 0; j < n; j++)
+        if (!(surf[j] = frame_surfaces(sc, view->times[j], err))) break;
+    if (surf[n - 1])
+        r = pw_renderer_create_instants(rs, n, view->cams, (const pw_surfaces *const *)surf,
+                                        &sc->medium, &sc->lights, err);
     pw_image img;
     memset(&img, 0, sizeof img);
     pw_render_stats stats;
@@ -359,11 +510,12 @@ static pw_status render_one(const pw_scene *sc, int frame, pw_density *given,
     }
     render_progress_ctx ctx = {o, progress_base, ""};
     snprintf(ctx.label, sizeof ctx.label, "render frame %d", frame);
-    if ((rc = pw_render_frame(r, density, &img, render_progress, &ctx, &stats, err)) != PW_OK)
+    if ((rc = pw_render_frame_instants(r, (const pw_density *const *)density, &img,
+                                       render_progress, &ctx, &stats, err)) != PW_OK)
         goto done;
     pw_exr_options eo;
     char source[SOURCE_CAP];
-    exr_options_for(sc, cam, frame, rs->spp, pw_now() - t_begin, source, &eo);
+    exr_options_for(sc, &view->at_frame, frame, rs->spp, pw_now() - t_begin, source, &eo);
     if ((rc = pw_mkdir_parent(exr_path, err)) != PW_OK) goto done;
     if ((rc = pw_exr_write(exr_path, &img, &eo, err)) != PW_OK) goto done;
     char png_note[4200] = "";
@@ -383,10 +535,12 @@ static pw_status render_one(const pw_scene *sc, int frame, pw_density *given,
             goto done;
         snprintf(png_note, sizeof png_note, " + %s", png);
     }
+    char instants[48] = "";
+    if (n > 1) snprintf(instants, sizeof instants, " at %d shutter instants", n);
     log_line(o,
-             "render: frame %d: %zu particles, raster %.2f s, %dx%d x %d spp, %.1f s, "
+             "render: frame %d: %zu particles%s, raster %.2f s, %dx%d x %d spp, %.1f s, "
              "%.3g samples/s, %.1f scatterings/path -> %s%s",
-             frame, count, t_raster, img.width, img.height, rs->spp, stats.seconds,
+             frame, count, instants, t_raster, img.width, img.height, rs->spp, stats.seconds,
              stats.samples_per_second, stats.mean_scattering_events, exr_path, png_note);
     if (stats.paths_cut_by_cap)
         log_line(o, "render: frame %d: %llu of %llu paths reached max_depth %d and were cut",
@@ -399,8 +553,10 @@ done:
     }
     pw_image_free(&img);
     pw_renderer_destroy(r);
-    pw_surfaces_destroy(surf);
-    if (density != given) pw_density_destroy(density);
+    for (int j = 0; j < n; j++) {
+        pw_surfaces_destroy(surf[j]);
+        if (density[j] != given) pw_density_destroy(density[j]);
+    }
     return rc;
 }
 
@@ -436,7 +592,9 @@ pw_status pw_shot_render(const pw_scene *sc, const pw_frame_list *frames,
             if (o->progress) pw_progress_skip(o->progress, base + 1, "render");
             continue;
         }
-        rc = render_one(sc, f, NULL, 0, &sc->camera, &rs, exr, o, base, NULL, err);
+        frame_view view;
+        shot_view(sc, f, &view);
+        rc = render_one(sc, f, &view, NULL, 0, &rs, exr, o, base, NULL, err);
         if (rc != PW_OK) {
             pw_error_prefix(err, "frame %d", f);
             return rc;
@@ -452,7 +610,11 @@ pw_status pw_shot_turntable(const pw_scene *sc, const pw_turntable_options *t,
 {
     pw_density *density = NULL;
     size_t count = 0;
-    pw_status rc = load_density(sc, t->frame, &density, &count, err);
+    /* a turntable previews one frame as it stands: frozen, through a pinhole */
+    frame_view view;
+    view.n = 1;
+    view.times[0] = frame_time(sc, t->frame);
+    pw_status rc = load_density(sc, t->frame, 1, view.times, &density, &count, err);
     if (rc != PW_OK) return rc;
     vec3 lo, hi;
     if ((rc = pw_density_bounds(density, &lo, &hi)) != PW_OK) {
@@ -504,8 +666,9 @@ pw_status pw_shot_turntable(const pw_scene *sc, const pw_turntable_options *t,
                             t->frame, k);
         if (rc != PW_OK) break;
         float *rgba = NULL;
-        rc = render_one(sc, t->frame, density, count, &cam, &rs, exr, o, o->progress_base + k, &rgba,
-                        err);
+        view.cams[0] = view.at_frame = cam;
+        rc = render_one(sc, t->frame, &view, density, count, &rs, exr, o, o->progress_base + k,
+                        &rgba, err);
         if (rc != PW_OK) break;
         size_t x0 = (size_t)(k % cols) * cam.width_px, y0 = (size_t)(k / cols) * cam.height_px;
         for (size_t q = 0; q < (size_t)cam.width_px * cam.height_px; q++) rgba[4 * q + 3] = 1.0f;
