@@ -131,6 +131,9 @@ static pw_status parse_camera(const sc_ctx *c, json_t *render, pw_scene *s)
     const sc_range focus = {0, 1e6, 1, 0, "the focus distance [m]"};
     long long samples;
     double sensor_mm;
+    /* asked before the parse below fills in the defaults */
+    int has_f_number = json_object_get(obj, "f_number") != NULL;
+    int has_aperture = json_object_get(obj, "aperture_radius") != NULL;
     if ((rc = sc_check_keys(c, obj, at, keys_camera)) != PW_OK ||
         (rc = sc_vec3(c, obj, at, "eye", 1, v3_zero(), sc_any, &cam->eye)) != PW_OK ||
         (rc = sc_vec3(c, obj, at, "target", 1, v3_zero(), sc_any, &cam->target)) != PW_OK ||
@@ -138,7 +141,7 @@ static pw_status parse_camera(const sc_ctx *c, json_t *render, pw_scene *s)
         (rc = sc_number(c, obj, at, "fov_deg", 0, 40, fov, &cam->fov_deg)) != PW_OK ||
         (rc = check_look_at(c, at, cam->eye, cam->target, cam->up)) != PW_OK ||
         /* absent lens values stay 0: a pinhole, focus on the target */
-        (json_object_get(obj, "f_number") &&
+        (has_f_number &&
          (rc = sc_number(c, obj, at, "f_number", 1, 0, f_number, &rig->f_number)) != PW_OK) ||
         (rc = sc_number(c, obj, at, "aperture_radius", 0, 0, aperture,
                         &rig->aperture_radius)) != PW_OK ||
@@ -150,7 +153,7 @@ static pw_status parse_camera(const sc_ctx *c, json_t *render, pw_scene *s)
                      "the instants over the shutter", &samples)) != PW_OK ||
         (rc = parse_camera_motion(c, obj, at, cam, rig)) != PW_OK)
         return rc;
-    if (json_object_get(obj, "f_number") && json_object_get(obj, "aperture_radius"))
+    if (has_f_number && has_aperture)
         return sc_fail(c, at, "give the lens as f_number or as aperture_radius, not both");
     rig->sensor_height = sensor_mm * 1e-3;
     rig->shutter_samples = (int)samples;

@@ -631,6 +631,24 @@ pw_status pw_exr_read_string(const char *path, const char *attr, char *out, size
     return rc;
 }
 
+pw_status pw_exr_read_m44f(const char *path, const char *attr, float out[16], pw_error *err)
+{
+    exr_stream st = {.fd = open(path, O_RDONLY)};
+    if (st.fd < 0) return pw_fail(err, PW_EIO, "%s: cannot open (%s)", path, strerror(errno));
+    exr_context_t ctx;
+    pw_status rc = open_header(&st, path, &ctx, err);
+    if (rc == PW_OK) {
+        exr_attr_m44f_t m;
+        if (exr_attr_get_m44f(ctx, 0, attr, &m) != EXR_ERR_SUCCESS)
+            rc = pw_fail(err, PW_EFORMAT, "%s: no m44f attribute '%s'", path, attr);
+        else
+            memcpy(out, m.m, 16 * sizeof *out);
+        exr_finish(&ctx);
+    }
+    close(st.fd);
+    return rc;
+}
+
 pw_status pw_exr_read_rgba_memory(const char *name, const void *data, size_t size, int *width,
                                   int *height, float **rgba, pw_error *err)
 {

@@ -66,6 +66,9 @@ pw_status pw_exr_read_rgba(const char *path, int *width, int *height, float **rg
 pw_status pw_exr_read_string(const char *path, const char *attr, char *out, size_t cap,
                              pw_error *err);
 
+/* The same for a 4x4 float matrix attribute (m44f, row-major), e.g. "worldToCamera". */
+pw_status pw_exr_read_m44f(const char *path, const char *attr, float out[16], pw_error *err);
+
 /* pw_exr_read_rgba on size bytes at data (fuzzing, embedded maps); `name` stands for
  * the file in messages. The buffer is only read during the call. */
 pw_status pw_exr_read_rgba_memory(const char *name, const void *data, size_t size, int *width,
