@@ -11,10 +11,12 @@
 #include "collide.h"
 #include "constitutive.h"
 #include "grid.h"
+#include "particles.h"
 #include "pw_sim.h"
 
-/* Particle state, structure of arrays (all n entries). */
-typedef struct {
+/* Particle state, structure of arrays (all n entries); the fields are listed once, in
+ * particles.c, for everything that handles them as a set. */
+typedef struct pw_particles {
     size_t n, cap;
     vec3 *x;          /* [m]                                        */
     vec3 *v;          /* [m/s]                                      */

@@ -11,6 +11,7 @@
 
 #include "constitutive.h"
 #include "mesh_sdf.h"
+#include "particles.h"
 #include "seed.h"
 
 /* A body is refused when its bounding box holds more candidate points than this. */
@@ -198,14 +199,12 @@ static pw_status seeded_reserve(pw_seeded *s, size_t need, pw_error *err)
     if (need <= s->capacity) return PW_OK;
     size_t cap = s->capacity ? s->capacity : 1024;
     while (cap < need) cap *= 2;
-    void **arrays[] = {(void **)&s->x, (void **)&s->v, (void **)&s->m, (void **)&s->mu0,
-                       (void **)&s->lambda0, (void **)&s->xi, (void **)&s->theta_c,
-                       (void **)&s->theta_s, (void **)&s->Jp_min, (void **)&s->Jp_max};
-    size_t sizes[] = {sizeof(vec3), sizeof(vec3), 8, 8, 8, 8, 8, 8, 8, 8};
-    for (int a = 0; a < 10; a++) {
-        void *p = realloc(*arrays[a], cap * sizes[a]);
+    for (int f = 0; f < pw_particle_field_count; f++) {
+        void **a = pw_seeded_array(s, &pw_particle_fields[f]);
+        if (!a) continue;
+        void *p = realloc(*a, cap * pw_particle_field_bytes(&pw_particle_fields[f]));
         if (!p) return pw_fail(err, PW_ENOMEM, "seeding: out of memory for %zu particles", cap);
-        *arrays[a] = p;
+        *a = p;
     }
     s->capacity = cap;
     return PW_OK;
@@ -381,15 +380,9 @@ done:
 void pw_seeded_free(pw_seeded *s)
 {
     if (!s) return;
-    free(s->x);
-    free(s->v);
-    free(s->m);
-    free(s->mu0);
-    free(s->lambda0);
-    free(s->xi);
-    free(s->theta_c);
-    free(s->theta_s);
-    free(s->Jp_min);
-    free(s->Jp_max);
+    for (int f = 0; f < pw_particle_field_count; f++) {
+        void **a = pw_seeded_array(s, &pw_particle_fields[f]);
+        if (a) free(*a);
+    }
     memset(s, 0, sizeof *s);
 }

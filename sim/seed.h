@@ -42,8 +42,9 @@ typedef struct {
     uint64_t seed;
 } pw_body_desc;
 
-/* Per-particle initial state produced by seeding (arrays of n). */
-typedef struct {
+/* Per-particle initial state produced by seeding (arrays of n); the solver's field
+ * table (particles.c) says which of its fields each array supplies. */
+typedef struct pw_seeded {
     size_t n, capacity;
     vec3 *x;         /* [m] */
     vec3 *v;         /* [m/s] */

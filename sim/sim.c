@@ -74,34 +74,13 @@ pw_status pw_sim_params_check(const pw_sim_params *p, pw_error *err)
 
 /* ---- storage ----------------------------------------------------------------------- */
 
-static int grow_array(void **a, size_t n, size_t sz)
-{
-    void *q = realloc(*a, (n ? n : 1) * sz);
-    if (!q) return -1;
-    *a = q;
-    return 0;
-}
-
 static pw_status reserve_particles(pw_sim *s, size_t n, pw_error *err)
 {
     pw_particles *pt = &s->pt;
     if (n <= pt->cap) return PW_OK;
     size_t c = pt->cap ? pt->cap : 1024;
     while (c < n) c *= 2;
-    if (grow_array((void **)&pt->x, c, sizeof *pt->x) || grow_array((void **)&pt->v, c, sizeof *pt->v) ||
-        grow_array((void **)&pt->m, c, sizeof *pt->m) || grow_array((void **)&pt->V0, c, sizeof *pt->V0) ||
-        grow_array((void **)&pt->Fe, c, sizeof *pt->Fe) || grow_array((void **)&pt->Fp, c, sizeof *pt->Fp) ||
-        grow_array((void **)&pt->C, c, sizeof *pt->C) || grow_array((void **)&pt->mu0, c, sizeof *pt->mu0) ||
-        grow_array((void **)&pt->lambda0, c, sizeof *pt->lambda0) ||
-        grow_array((void **)&pt->xi, c, sizeof *pt->xi) ||
-        grow_array((void **)&pt->theta_c, c, sizeof *pt->theta_c) ||
-        grow_array((void **)&pt->theta_s, c, sizeof *pt->theta_s) ||
-        grow_array((void **)&pt->Jp_min, c, sizeof *pt->Jp_min) ||
-        grow_array((void **)&pt->Jp_max, c, sizeof *pt->Jp_max) ||
-        grow_array((void **)&pt->id, c, sizeof *pt->id))
-        return pw_fail(err, PW_ENOMEM, "sim: cannot allocate %zu particles", c);
-    pt->cap = c;
-    return PW_OK;
+    return pw_particles_reserve(pt, c, err);
 }
 
 /* ---- handle -------------------------------------------------------------------------- */
@@ -136,10 +115,8 @@ void pw_sim_destroy(pw_sim *s)
 {
     if (!s) return;
     pw_colliders_destroy(s->colliders);
-    pw_particles *pt = &s->pt;
-    void *arrays[] = {pt->x, pt->v, pt->m, pt->V0, pt->Fe, pt->Fp, pt->C, pt->mu0, pt->lambda0,
-                      pt->xi, pt->theta_c, pt->theta_s, pt->Jp_min, pt->Jp_max, pt->id,
-                      s->ps, s->fcr, s->K, s->home_scratch, s->fe_svd, s->perm, s->reorder_tmp, s->inv_sqrt_m, s->partial};
+    pw_particles_free(&s->pt);
+    void *arrays[] = {s->ps, s->fcr, s->K, s->home_scratch, s->fe_svd, s->perm, s->reorder_tmp, s->inv_sqrt_m, s->partial};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) free(arrays[k]);
     for (int k = 0; k < 5; k++) free(s->cr[k]);
     free(s->warm_keys);
@@ -199,21 +176,20 @@ pw_status pw_sim_add_particles(pw_sim *s, const pw_seeded *in, pw_error *err)
     if (rc != PW_OK) return rc;
     for (size_t k = 0; k < in->n; k++) {
         size_t p = pt->n + k;
-        pt->x[p] = in->x[k];
-        pt->v[p] = in->v[k]; /* checked with all state at the next step */
-        pt->m[p] = in->m[k];
+        /* the seeder's fields are copied below; velocities are checked with all state
+         * at the next step */
         pt->V0[p] = 0; /* set from the grid at the particle's first step (step 2) */
         pt->Fe[p] = m3_identity();
         pt->Fp[p] = m3_identity();
         pt->C[p] = m3_zero();
-        pt->mu0[p] = in->mu0[k];
-        pt->lambda0[p] = in->lambda0[k];
-        pt->xi[p] = in->xi[k];
-        pt->theta_c[p] = in->theta_c[k];
-        pt->theta_s[p] = in->theta_s[k];
-        pt->Jp_min[p] = in->Jp_min[k];
-        pt->Jp_max[p] = in->Jp_max[k];
         pt->id[p] = (uint32_t)p;
+    }
+    for (int f = 0; f < pw_particle_field_count; f++) {
+        const pw_particle_field *fd = &pw_particle_fields[f];
+        void **from = pw_seeded_array((pw_seeded *)in, fd);
+        if (!from) continue;
+        size_t bytes = pw_particle_field_bytes(fd);
+        memcpy((char *)*pw_particle_array(pt, fd) + pt->n * bytes, *from, in->n * bytes);
     }
     pt->n += in->n;
     s->fe_svd_valid = 0;

@@ -9,31 +9,6 @@
 #include "mpm_internal.h"
 #include "pw_cache.h"
 
-typedef struct {
-    const char *name;
-    pw_scalar_type type;
-    uint32_t components;
-    size_t offset; /* of the array pointer in pw_particles */
-} attr_desc;
-
-#define PT_FIELD(f) offsetof(pw_particles, f)
-static const attr_desc ATTRS[] = {
-    {"x", PW_F64, 3, PT_FIELD(x)},           {"v", PW_F64, 3, PT_FIELD(v)},
-    {"m", PW_F64, 1, PT_FIELD(m)},           {"V0", PW_F64, 1, PT_FIELD(V0)},
-    {"Fe", PW_F64, 9, PT_FIELD(Fe)},         {"Fp", PW_F64, 9, PT_FIELD(Fp)},
-    {"C", PW_F64, 9, PT_FIELD(C)},           {"mu0", PW_F64, 1, PT_FIELD(mu0)},
-    {"lambda0", PW_F64, 1, PT_FIELD(lambda0)}, {"xi", PW_F64, 1, PT_FIELD(xi)},
-    {"theta_c", PW_F64, 1, PT_FIELD(theta_c)}, {"theta_s", PW_F64, 1, PT_FIELD(theta_s)},
-    {"Jp_min", PW_F64, 1, PT_FIELD(Jp_min)}, {"Jp_max", PW_F64, 1, PT_FIELD(Jp_max)},
-    {"id", PW_U32, 1, PT_FIELD(id)},
-};
-#define N_ATTRS ((int)(sizeof ATTRS / sizeof ATTRS[0]))
-
-static void **field_of(pw_particles *pt, const attr_desc *d)
-{
-    return (void **)((char *)pt + d->offset);
-}
-
 /* A simulation that stopped with an error leaves no frame behind it. */
 static pw_status refuse_failed(const char *path, pw_error *err)
 {
@@ -63,24 +38,24 @@ pw_status pw_sim_save(const pw_sim *s, const char *path, int64_t frame, uint64_t
 {
     const pw_particles *pt = &s->pt;
     if (s->failed) return refuse_failed(path, err);
-    pw_cache_attr attrs[N_ATTRS + 1];
+    pw_cache_attr attrs[PW_PARTICLE_MAX_FIELDS + 1];
     double *Jp = malloc((pt->n ? pt->n : 1) * sizeof *Jp);
     if (!Jp) return pw_fail(err, PW_ENOMEM, "%s: cannot allocate Jp for %zu particles", path, pt->n);
     for (size_t p = 0; p < pt->n; p++) Jp[p] = m3_det(pt->Fp[p]);
-    for (int k = 0; k < N_ATTRS; k++) {
+    for (int k = 0; k < pw_particle_field_count; k++) {
         memset(&attrs[k], 0, sizeof attrs[k]);
-        snprintf(attrs[k].name, sizeof attrs[k].name, "%s", ATTRS[k].name);
-        attrs[k].type = ATTRS[k].type;
-        attrs[k].components = ATTRS[k].components;
-        attrs[k].data = *field_of((pw_particles *)pt, &ATTRS[k]);
+        snprintf(attrs[k].name, sizeof attrs[k].name, "%s", pw_particle_fields[k].name);
+        attrs[k].type = pw_particle_fields[k].type;
+        attrs[k].components = pw_particle_fields[k].components;
+        attrs[k].data = *pw_particle_array((pw_particles *)pt, &pw_particle_fields[k]);
     }
-    memset(&attrs[N_ATTRS], 0, sizeof attrs[N_ATTRS]);
-    snprintf(attrs[N_ATTRS].name, sizeof attrs[N_ATTRS].name, "Jp");
-    attrs[N_ATTRS].type = PW_F64;
-    attrs[N_ATTRS].components = 1;
-    attrs[N_ATTRS].data = Jp;
+    memset(&attrs[pw_particle_field_count], 0, sizeof attrs[pw_particle_field_count]);
+    snprintf(attrs[pw_particle_field_count].name, sizeof attrs[pw_particle_field_count].name, "Jp");
+    attrs[pw_particle_field_count].type = PW_F64;
+    attrs[pw_particle_field_count].components = 1;
+    attrs[pw_particle_field_count].data = Jp;
 
-    pw_cache_frame f = frame_of(s, frame, sim_hash, attrs, N_ATTRS + 1);
+    pw_cache_frame f = frame_of(s, frame, sim_hash, attrs, pw_particle_field_count + 1);
     /* counters are below 2^53, so doubles hold them exactly */
     pw_status rc = pw_cache_global_set(&f, "dt_last", s->dt_last, err);
     if (rc == PW_OK) rc = pw_cache_global_set(&f, "cr_iterations_last", s->cr_iterations_last, err);
@@ -143,11 +118,11 @@ static pw_status check_loaded(const pw_sim *s, const char *path, const pw_cache_
     if (f->count > UINT32_MAX)
         return pw_fail(err, PW_EFORMAT, "%s: too many particles (%llu)", path,
                        (unsigned long long)f->count);
-    for (int k = 0; k < N_ATTRS; k++) {
-        const pw_cache_attr *a = pw_cache_find(f, ATTRS[k].name);
-        if (!a || a->type != ATTRS[k].type || a->components != ATTRS[k].components)
+    for (int k = 0; k < pw_particle_field_count; k++) {
+        const pw_cache_attr *a = pw_cache_find(f, pw_particle_fields[k].name);
+        if (!a || a->type != pw_particle_fields[k].type || a->components != pw_particle_fields[k].components)
             return pw_fail(err, PW_EFORMAT, "%s: attribute '%s' missing or of the wrong type", path,
-                           ATTRS[k].name);
+                           pw_particle_fields[k].name);
     }
     const vec3 *x = pw_cache_find(f, "x")->data;
     const double *m = pw_cache_find(f, "m")->data;
@@ -163,23 +138,6 @@ static pw_status check_loaded(const pw_sim *s, const char *path, const pw_cache_
     return PW_OK;
 }
 
-/* Grows every particle array to n entries (pw_sim_add_particles' storage). */
-static pw_status resize_particles(pw_sim *s, size_t n, pw_error *err)
-{
-    pw_particles *pt = &s->pt;
-    if (n <= pt->cap) return PW_OK;
-    for (int k = 0; k < N_ATTRS; k++) {
-        void **fld = field_of(pt, &ATTRS[k]);
-        size_t sz = ATTRS[k].components * pw_scalar_size(ATTRS[k].type);
-        void *q = realloc(*fld, (n ? n : 1) * sz);
-        if (!q) return pw_fail(err, PW_ENOMEM, "sim: cannot allocate %zu particles", n);
-        *fld = q;
-    }
-    pt->cap = n;
-    s->cap_step = 0; /* step scratch follows the particle capacity */
-    return PW_OK;
-}
-
 pw_status pw_sim_load(pw_sim *s, const char *path, pw_error *err)
 {
     pw_cache_frame f;
@@ -189,15 +147,17 @@ pw_status pw_sim_load(pw_sim *s, const char *path, pw_error *err)
         rc = pw_fail(err, PW_EINVAL, "%s: a slim render cache, not a checkpoint: a simulation "
                      "resumes only from a full one", path);
     if (rc == PW_OK) rc = check_loaded(s, path, &f, err);
-    if (rc == PW_OK) rc = resize_particles(s, (size_t)f.count, err);
+    if (rc == PW_OK && (rc = pw_particles_reserve(&s->pt, f.count ? (size_t)f.count : 1, err)) ==
+                          PW_OK)
+        s->cap_step = 0; /* step scratch follows the particle capacity */
     if (rc != PW_OK) {
         pw_cache_frame_free(&f);
         return rc;
     }
     pw_particles *pt = &s->pt;
-    for (int k = 0; k < N_ATTRS; k++) {
-        size_t sz = ATTRS[k].components * pw_scalar_size(ATTRS[k].type);
-        memcpy(*field_of(pt, &ATTRS[k]), pw_cache_find(&f, ATTRS[k].name)->data, f.count * sz);
+    for (int k = 0; k < pw_particle_field_count; k++) {
+        memcpy(*pw_particle_array(pt, &pw_particle_fields[k]), pw_cache_find(&f, pw_particle_fields[k].name)->data,
+               f.count * pw_particle_field_bytes(&pw_particle_fields[k]));
     }
     pt->n = (size_t)f.count;
     if (s->p.transfer != PW_TRANSFER_APIC) /* unused, and not kept in step with the sort */

@@ -86,21 +86,11 @@ static void reorder_particles(pw_sim *s)
     int identity = 1;
     for (size_t k = 0; k < n && identity; k++) identity = s->perm[k] == k;
     if (identity) return;
-    reorder(s, pt->x, sizeof *pt->x, s->perm, n);
-    reorder(s, pt->v, sizeof *pt->v, s->perm, n);
-    reorder(s, pt->m, sizeof *pt->m, s->perm, n);
-    reorder(s, pt->V0, sizeof *pt->V0, s->perm, n);
-    reorder(s, pt->Fe, sizeof *pt->Fe, s->perm, n);
-    reorder(s, pt->Fp, sizeof *pt->Fp, s->perm, n);
-    if (s->p.transfer == PW_TRANSFER_APIC) reorder(s, pt->C, sizeof *pt->C, s->perm, n); /* else 0 */
-    reorder(s, pt->mu0, sizeof *pt->mu0, s->perm, n);
-    reorder(s, pt->lambda0, sizeof *pt->lambda0, s->perm, n);
-    reorder(s, pt->xi, sizeof *pt->xi, s->perm, n);
-    reorder(s, pt->theta_c, sizeof *pt->theta_c, s->perm, n);
-    reorder(s, pt->theta_s, sizeof *pt->theta_s, s->perm, n);
-    reorder(s, pt->Jp_min, sizeof *pt->Jp_min, s->perm, n);
-    reorder(s, pt->Jp_max, sizeof *pt->Jp_max, s->perm, n);
-    reorder(s, pt->id, sizeof *pt->id, s->perm, n);
+    for (int f = 0; f < pw_particle_field_count; f++) {
+        const pw_particle_field *fd = &pw_particle_fields[f];
+        if (fd->apic_only && s->p.transfer != PW_TRANSFER_APIC) continue; /* all 0 */
+        reorder(s, *pw_particle_array(pt, fd), pw_particle_field_bytes(fd), s->perm, n);
+    }
     if (s->fe_svd_valid) reorder(s, s->fe_svd, sizeof *s->fe_svd, s->perm, n);
 }
 

@@ -1,0 +1,71 @@
+/* particles.c — the table of per-particle fields; see particles.h. */
+#include "particles.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpm_internal.h"
+#include "seed.h"
+
+#define PT(f) offsetof(pw_particles, f)
+#define SD(f) offsetof(pw_seeded, f)
+
+/* In cache order: checkpoints list their attributes in this order. */
+const pw_particle_field pw_particle_fields[] = {
+    {"x", PW_F64, 3, PT(x), SD(x), 0},
+    {"v", PW_F64, 3, PT(v), SD(v), 0},
+    {"m", PW_F64, 1, PT(m), SD(m), 0},
+    {"V0", PW_F64, 1, PT(V0), PW_NOT_SEEDED, 0},
+    {"Fe", PW_F64, 9, PT(Fe), PW_NOT_SEEDED, 0},
+    {"Fp", PW_F64, 9, PT(Fp), PW_NOT_SEEDED, 0},
+    {"C", PW_F64, 9, PT(C), PW_NOT_SEEDED, 1},
+    {"mu0", PW_F64, 1, PT(mu0), SD(mu0), 0},
+    {"lambda0", PW_F64, 1, PT(lambda0), SD(lambda0), 0},
+    {"xi", PW_F64, 1, PT(xi), SD(xi), 0},
+    {"theta_c", PW_F64, 1, PT(theta_c), SD(theta_c), 0},
+    {"theta_s", PW_F64, 1, PT(theta_s), SD(theta_s), 0},
+    {"Jp_min", PW_F64, 1, PT(Jp_min), SD(Jp_min), 0},
+    {"Jp_max", PW_F64, 1, PT(Jp_max), SD(Jp_max), 0},
+    {"id", PW_U32, 1, PT(id), PW_NOT_SEEDED, 0},
+};
+#define FIELD_COUNT (sizeof pw_particle_fields / sizeof pw_particle_fields[0])
+_Static_assert(FIELD_COUNT <= PW_PARTICLE_MAX_FIELDS, "raise PW_PARTICLE_MAX_FIELDS");
+const int pw_particle_field_count = (int)FIELD_COUNT;
+
+size_t pw_particle_field_bytes(const pw_particle_field *f)
+{
+    return f->components * pw_scalar_size(f->type);
+}
+
+void **pw_particle_array(pw_particles *pt, const pw_particle_field *f)
+{
+    return (void **)((char *)pt + f->offset);
+}
+
+void **pw_seeded_array(pw_seeded *s, const pw_particle_field *f)
+{
+    return f->seeded_offset == PW_NOT_SEEDED ? NULL : (void **)((char *)s + f->seeded_offset);
+}
+
+pw_status pw_particles_reserve(pw_particles *pt, size_t cap, pw_error *err)
+{
+    if (cap <= pt->cap) return PW_OK;
+    for (int k = 0; k < pw_particle_field_count; k++) {
+        void **a = pw_particle_array(pt, &pw_particle_fields[k]);
+        void *q = realloc(*a, cap * pw_particle_field_bytes(&pw_particle_fields[k]));
+        if (!q) return pw_fail(err, PW_ENOMEM, "sim: cannot allocate %zu particles", cap);
+        *a = q;
+    }
+    pt->cap = cap;
+    return PW_OK;
+}
+
+void pw_particles_free(pw_particles *pt)
+{
+    for (int k = 0; k < pw_particle_field_count; k++) {
+        void **a = pw_particle_array(pt, &pw_particle_fields[k]);
+        free(*a);
+        *a = NULL;
+    }
+    pt->n = pt->cap = 0;
+}

@@ -1,0 +1,52 @@
+/* particles.h — the per-particle fields of the solver, listed once (internal to sim/).
+ *
+ * pw_particles (mpm_internal.h) holds one array per field. The table below names each
+ * field's cache attribute, scalar type and components, and where the seeder supplies
+ * it; reserve, free, the sort's reorder, adding seeded particles, save and load all
+ * loop over it. A new per-particle field is its member in pw_particles (and in
+ * pw_seeded when seeding sets it) and one line in particles.c. */
+#ifndef PW_PARTICLES_H
+#define PW_PARTICLES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pw_cache.h"
+#include "pw_error.h"
+
+typedef struct pw_particles pw_particles;
+typedef struct pw_seeded pw_seeded;
+
+#define PW_NOT_SEEDED ((size_t)-1)
+#define PW_PARTICLE_MAX_FIELDS 32 /* room in fixed arrays over the fields */
+
+typedef struct {
+    const char *name;       /* cache attribute, also the member's name              */
+    pw_scalar_type type;
+    uint32_t components;    /* scalars per particle: 1, 3 or 9                      */
+    size_t offset;          /* of the array pointer in pw_particles                 */
+    size_t seeded_offset;   /* of the array pointer in pw_seeded, or PW_NOT_SEEDED:
+                               the solver sets the initial value (pw_sim_add_particles) */
+    int apic_only;          /* meaningful (and kept in step with the sort) under APIC
+                               only; zero otherwise                                  */
+} pw_particle_field;
+
+extern const pw_particle_field pw_particle_fields[];
+extern const int pw_particle_field_count;
+
+/* Bytes per particle of field f. */
+size_t pw_particle_field_bytes(const pw_particle_field *f);
+
+/* The address of field f's array pointer in pt (or, for seeded fields, in a seeded
+ * set). */
+void **pw_particle_array(pw_particles *pt, const pw_particle_field *f);
+void **pw_seeded_array(pw_seeded *s, const pw_particle_field *f);
+
+/* Grows every array of pt to hold cap particles (pt->cap = cap); PW_ENOMEM names the
+ * count. Never shrinks. */
+pw_status pw_particles_reserve(pw_particles *pt, size_t cap, pw_error *err);
+
+/* Frees every array of pt and zeroes it. */
+void pw_particles_free(pw_particles *pt);
+
+#endif
