@@ -20,9 +20,9 @@
 
 /* pw_sim is built with -ffp-contract=off, so GCC never fuses a * b + c, and all clones
  * do the same lane operations in the same order: they give the same bits
- * (sim_deterministic_threads compares the wide and narrow kernel forms below; by hand,
- * a 3e3-particle frame of a plain SSE2 build, -DPW_NO_TARGET_CLONES, and of an AVX2-only
- * build matched the AVX-512 one bit for bit). */
+ * (sim_deterministic_threads compares the wide and narrow kernel forms below, and
+ * sim_same_bits_without_clones a build with -DPW_NO_TARGET_CLONES, baseline SSE2 only,
+ * with the default one; it fails if fused multiply-adds creep in). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(PW_NO_TARGET_CLONES)
 #define BOX_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #define BOX_HAVE_CLONES 1
@@ -117,12 +117,16 @@ BOX_INLINE void box_add_to_vec3(const pw_grid *g, uint32_t home, const pw_box *L
  * AVX-512 that is half the instructions. Where the target has no 8-wide registers GCC
  * keeps such vectors in memory, so the narrow form holds the two halves as two 4-wide
  * vectors (lo: nodes 0 and 2, hi: nodes 1 and 3) and does the same operations in the
- * same order: the same bits. BOX_WIDE() is true where the AVX-512 clone runs. */
+ * same order: the same bits. box_wide() is true where the AVX-512 clone runs; a loop asks
+ * once and passes the answer to every kernel call. */
+BOX_INLINE int box_wide(void)
+{
 #if defined(BOX_HAVE_CLONES)
-#define BOX_WIDE() (__builtin_cpu_supports("avx512f") && !pw_box_force_narrow)
+    return __builtin_cpu_supports("avx512f") && !pw_box_force_narrow;
 #else
-#define BOX_WIDE() 0
+    return 0;
 #endif
+}
 
 /* The x weights of a stencil row as pairs: lanes 0-3 for node a, 4-7 for node a + 1. */
 typedef struct {
@@ -207,9 +211,9 @@ BOX_INLINE void gather_narrow(const pw_vec4 *base, const pw_pstep *q, double G[9
     memcpy(G, G_, sizeof G_);
 }
 
-BOX_INLINE void box_gather(const pw_vec4 *base, const pw_pstep *q, double G[9])
+BOX_INLINE void box_gather(int wide, const pw_vec4 *base, const pw_pstep *q, double G[9])
 {
-    if (BOX_WIDE())
+    if (wide)
         gather_wide(base, q, G);
     else
         gather_narrow(base, q, G);
@@ -257,9 +261,9 @@ BOX_INLINE void scatter_narrow(pw_vec4 *base, const pw_pstep *q, const double B[
     }
 }
 
-BOX_INLINE void box_scatter(pw_vec4 *base, const pw_pstep *q, const double B[9])
+BOX_INLINE void box_scatter(int wide, pw_vec4 *base, const pw_pstep *q, const double B[9])
 {
-    if (BOX_WIDE())
+    if (wide)
         scatter_wide(base, q, B);
     else
         scatter_narrow(base, q, B);
@@ -336,9 +340,9 @@ BOX_INLINE void gather_value_narrow(const pw_vec4 *base, const pw_pstep *q, pw_v
     store4(out, &r);
 }
 
-BOX_INLINE void box_gather_value(const pw_vec4 *base, const pw_pstep *q, pw_vec4 *out)
+BOX_INLINE void box_gather_value(int wide, const pw_vec4 *base, const pw_pstep *q, pw_vec4 *out)
 {
-    if (BOX_WIDE())
+    if (wide)
         gather_value_wide(base, q, out);
     else
         gather_value_narrow(base, q, out);
@@ -384,9 +388,9 @@ BOX_INLINE void scatter_value_narrow(pw_vec4 *base, const pw_pstep *q, const pw_
     }
 }
 
-BOX_INLINE void box_scatter_value(pw_vec4 *base, const pw_pstep *q, const pw_vec4 *val)
+BOX_INLINE void box_scatter_value(int wide, pw_vec4 *base, const pw_pstep *q, const pw_vec4 *val)
 {
-    if (BOX_WIDE())
+    if (wide)
         scatter_value_wide(base, q, val);
     else
         scatter_value_narrow(base, q, val);

@@ -31,6 +31,7 @@ typedef struct {
 /* out += H u over the particles of one home block */
 BOX_CLONES static void hessian_home(const pw_sim *s, uint32_t home, void *ctx)
 {
+    const int wide = box_wide(); /* once for the loop below */
     const node_io *io = ctx;
     const pw_grid *g = &s->grid;
     pw_box in, out;
@@ -40,9 +41,9 @@ BOX_CLONES static void hessian_home(const pw_sim *s, uint32_t home, void *ctx)
         const pw_pstep *q = &s->ps[p];
         int base = box_base(q);
         double G[9], B[9];
-        box_gather(&in.node[base], q, G);   /* eq. 8: dF = G Fe */
+        box_gather(wide, &in.node[base], q, G);   /* eq. 8: dF = G Fe */
         apply_K(s->K[p], G, B);             /* V0 A_p Fe^T      */
-        box_scatter(&out.node[base], q, B); /* eq. 7            */
+        box_scatter(wide, &out.node[base], q, B); /* eq. 7            */
     }
     box_add_to(g, home, &out, io->out);
 }

@@ -146,6 +146,7 @@ static void offset_weighted(const pw_pstep *q, pw_pstep *qa)
 /* node (momentum, mass) += m_p w_ip (v_p + C_p (x_i - x_p), 1) over one home block */
 BOX_CLONES static void p2g_home(const pw_sim *s, uint32_t home, void *ctx)
 {
+    const int wide = box_wide(); /* once for the loop below */
     (void)ctx;
     const pw_grid *g = &s->grid;
     const pw_particles *pt = &s->pt;
@@ -164,10 +165,10 @@ BOX_CLONES static void p2g_home(const pw_sim *s, uint32_t home, void *ctx)
             offset_weighted(q, &qa);
             double B[9];
             memcpy(B, m3_scale(hC, mp).m, sizeof B);
-            box_scatter(base, &qa, B);
+            box_scatter(wide, base, &qa, B);
         }
         pw_vec4 val = {mp * v0.x, mp * v0.y, mp * v0.z, mp};
-        box_scatter_value(base, q, &val);
+        box_scatter_value(wide, base, q, &val);
     }
     const uint32_t *nb = g->nbr[home];
     for (int d = 0; d < 8; d++) {
@@ -203,6 +204,7 @@ void pw_mpm_p2g(pw_sim *s)
 
 BOX_CLONES static void volumes_home(const pw_sim *s, uint32_t home, void *ctx)
 {
+    const int wide = box_wide(); /* once for the loop below */
     (void)ctx;
     const pw_grid *g = &s->grid;
     const pw_particles *pt = &s->pt; /* (the arrays it points to are written) */
@@ -213,7 +215,7 @@ BOX_CLONES static void volumes_home(const pw_sim *s, uint32_t home, void *ctx)
         if (pt->V0[p] > 0) continue;
         const pw_pstep *q = &s->ps[p];
         pw_vec4 rho;
-        box_gather_value(&m.node[box_base(q)], q, &rho);
+        box_gather_value(wide, &m.node[box_base(q)], q, &rho);
         pt->V0[p] = pt->m[p] / (rho.x * inv_h3); /* rho_p^0 = sum_i m_i w_ip / h^3 */
     }
 }
@@ -317,6 +319,7 @@ static void force_matrix(const pw_sim *s, size_t p, const vec3 *dx, double B9[9]
 /* f_i += B grad w_ip over the particles of one home block */
 BOX_CLONES static void forces_home(const pw_sim *s, uint32_t home, void *dx)
 {
+    const int wide = box_wide(); /* once for the loop below */
     const pw_grid *g = &s->grid;
     pw_box out;
     box_zero(&out);
@@ -324,7 +327,7 @@ BOX_CLONES static void forces_home(const pw_sim *s, uint32_t home, void *dx)
         const pw_pstep *q = &s->ps[p];
         double B[9];
         force_matrix(s, p, dx, B);
-        box_scatter(&out.node[box_base(q)], q, B);
+        box_scatter(wide, &out.node[box_base(q)], q, B);
     }
     box_add_to_vec3(g, home, &out, g->f);
 }
@@ -363,6 +366,7 @@ typedef struct {
 
 BOX_CLONES static void deformation_home(const pw_sim *s, uint32_t home, void *ctx)
 {
+    const int wide = box_wide(); /* once for the loop below */
     const deformation_ctx *dc = ctx;
     const pw_grid *g = &s->grid;
     const pw_particles *pt = &s->pt; /* (the arrays it points to are written) */
@@ -373,7 +377,7 @@ BOX_CLONES static void deformation_home(const pw_sim *s, uint32_t home, void *ct
         const pw_pstep *q = &s->ps[p];
         mat3 grad_v; /* sum_i v_i grad w_ip^T */
         double g9[9];
-        box_gather(&v.node[box_base(q)], q, g9);
+        box_gather(wide, &v.node[box_base(q)], q, g9);
         memcpy(grad_v.m, g9, sizeof g9);
         mat3 Fe_hat = m3_mul(m3_add(m3_identity(), m3_scale(grad_v, dc->dt)), pt->Fe[p]);
         const mat3 *V_guess = s->fe_svd_valid ? &s->fe_svd[p].V : NULL; /* Fe^n's */
@@ -401,6 +405,7 @@ size_t pw_mpm_update_deformation(pw_sim *s, double dt)
 /* v_p (PIC/FLIP blend, or APIC with C_p) of the particles of one home block */
 BOX_CLONES static void g2p_home(const pw_sim *s, uint32_t home, void *ctx)
 {
+    const int wide = box_wide(); /* once for the loop below */
     (void)ctx;
     const pw_grid *g = &s->grid;
     const pw_particles *pt = &s->pt; /* (the arrays it points to are written) */
@@ -414,14 +419,14 @@ BOX_CLONES static void g2p_home(const pw_sim *s, uint32_t home, void *ctx)
         const pw_pstep *q = &s->ps[p];
         int base = box_base(q);
         pw_vec4 pic;
-        box_gather_value(&v.node[base], q, &pic);
+        box_gather_value(wide, &v.node[base], q, &pic);
         vec3 v_pic = v3(pic.x, pic.y, pic.z);
         if (apic) {
             /* B_p = sum_i w_ip v_i (x_i - x_p)^T = h (sum_i w_ip v_i (a, b, c)^T - v_pic fu^T) */
             pw_pstep qa;
             offset_weighted(q, &qa);
             double b9[9];
-            box_gather(&v.node[base], &qa, b9);
+            box_gather(wide, &v.node[base], &qa, b9);
             mat3 B;
             memcpy(B.m, b9, sizeof b9);
             B = m3_scale(m3_sub(B, m3_outer(v_pic, v3(q->fu[0], q->fu[1], q->fu[2]))), g->h);
@@ -429,7 +434,7 @@ BOX_CLONES static void g2p_home(const pw_sim *s, uint32_t home, void *ctx)
             pt->C[p] = m3_scale(B, inv_D);
         } else {
             pw_vec4 old;
-            box_gather_value(&v_old.node[base], q, &old);
+            box_gather_value(wide, &v_old.node[base], q, &old);
             vec3 v_flip = v3_add(pt->v[p], v3_sub(v_pic, v3(old.x, old.y, old.z)));
             pt->v[p] = v3_add(v3_scale(v_pic, 1.0 - alpha), v3_scale(v_flip, alpha));
         }
