@@ -16,6 +16,7 @@
 
 #include <string.h>
 
+#include "loops.h"
 #include "mpm_internal.h"
 
 /* pw_sim is built with -ffp-contract=off, so GCC never fuses a * b + c, and all clones

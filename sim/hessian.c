@@ -3,10 +3,77 @@
  *
  *     (H u)_i = sum_p V0 dP(Fe; G_p Fe) Fe^T grad w_ip,   G_p = sum_j u_j grad w_jp^T,
  *
- * where G -> V0 dP(Fe; G Fe) Fe^T is the particle's 9x9 matrix K (transfer.c): a
- * particle gathers G (eq. 8), multiplies it by K and scatters B = K G (eq. 7), on its
- * home block's local box (box.h). */
+ * where G -> V0 dP(Fe; G Fe) Fe^T is the particle's 9x9 matrix K, built once per step
+ * here (pw_mpm_prepare_stress): a particle gathers G (eq. 8), multiplies it by K and
+ * scatters B = K G (eq. 7), on its home block's local box (box.h). */
 #include "box.h"
+#include "hessian.h"
+#include "loops.h"
+
+/* ---- the linearised stress K ----------------------------------------------------- */
+
+/* K (mpm_internal.h): with dF = G F and cof(F) F^T = J I, the terms of dP
+ * (sim/docs/semi-implicit.md, section 3) become, after the product with F^T,
+ *   2 mu (dF - dR) F^T       = 2 mu (G F F^T - R [w]x F^T),
+ *   lambda cof (cof : dF) F^T = lambda J^2 tr(G) I,
+ *   lambda (J - 1) dcof F^T   = lambda (J - 1) J (tr(G) I - G^T),
+ * where w = (tr(S) I - S)^-1 axial(R^T G F - F^T G^T R) is linear in G. Writing
+ * w = Minv b with b = Bm G (Bm: 3 x 9), the rotation term R [w]x F^T is Bm^T w (the
+ * columns of R [e_m]x F^T are the rows of Bm), so it contributes Bm^T Minv Bm: symmetric,
+ * like the other terms. Each entry of the upper triangle is formed once and stored in
+ * both triangles, so every particle's K is exactly symmetric (and the assembled
+ * operator symmetric up to the rounding of its sums). */
+static void linearise_stress(const pw_fcr_cache *c, double V0, double K[PW_K_ENTRIES])
+{
+    const mat3 F = c->F, R = c->R, Minv = c->inv_trS_minus_S;
+    double k_mu = 2.0 * c->mu * V0, k_vol = c->lambda * V0 * c->J * c->J,
+           k_cof = c->lambda * V0 * (c->J - 1.0) * c->J;
+    mat3 FFt = m3_mul(F, m3_transpose(F));
+    /* b_k = sum_ij Bm[k][3i+j] G_ij with b = axial(M - M^T), M = R^T G F */
+    double Bm[3][9], W[3][9];
+    for (int k = 0; k < 3; k++) {
+        int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                Bm[k][3 * i + j] = R.m[i][k2] * F.m[j][k1] - R.m[i][k1] * F.m[j][k2];
+    }
+    for (int m = 0; m < 3; m++)
+        for (int q = 0; q < 9; q++)
+            W[m][q] = Minv.m[m][0] * Bm[0][q] + Minv.m[m][1] * Bm[1][q] + Minv.m[m][2] * Bm[2][q];
+    for (int r = 0; r < 9; r++) {
+        int i = r / 3, j = r % 3;
+        for (int q = r; q < 9; q++) {
+            int k = q / 3, l = q % 3;
+            double v = (i == k ? FFt.m[l][j] : 0.0) -
+                       (Bm[0][r] * W[0][q] + Bm[1][r] * W[1][q] + Bm[2][r] * W[2][q]);
+            v *= k_mu;
+            if (i == j && k == l) v += k_vol + k_cof;
+            if (i == l && j == k) v -= k_cof;
+            K[9 * r + q] = K[9 * q + r] = v;
+        }
+    }
+}
+
+void pw_mpm_prepare_stress(pw_sim *s)
+{
+    const pw_particles *pt = &s->pt;
+    long n = (long)pt->n;
+#pragma omp parallel for schedule(static) num_threads(s->threads)
+    for (long p = 0; p < n; p++) {
+        /* eq. 2 with J_P clamped so that e^{xi (1 - J_P)} stays finite */
+        double Jp = clamp(m3_det(pt->Fp[p]), pt->Jp_min[p], pt->Jp_max[p]);
+        double hard = pw_hardening(pt->xi[p], Jp);
+        if (s->fe_svd_valid)
+            pw_fcr_cache_init_svd(&s->fcr[p], pt->Fe[p], &s->fe_svd[p], pt->mu0[p] * hard,
+                                  pt->lambda0[p] * hard);
+        else
+            pw_fcr_cache_init(&s->fcr[p], pt->Fe[p], pt->mu0[p] * hard, pt->lambda0[p] * hard);
+        linearise_stress(&s->fcr[p], pt->V0[p], s->K[p]);
+    }
+}
+
+/* ---- the Hessian action ---------------------------------------------------------- */
+
 
 /* B = K G: B[0..7] as a sum of K's columns (its rows, K being symmetric) */
 BOX_INLINE void apply_K(const double K[PW_K_ENTRIES], const double G[9], double B[9])

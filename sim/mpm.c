@@ -10,7 +10,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "hessian.h"
+#include "loops.h"
 #include "mpm_internal.h"
+#include "solver.h"
+#include "transfer.h"
 
 #define WALL_BAND 2.0 /* [h] width of the slip-wall band at the domain faces */
 
@@ -60,11 +64,12 @@ static pw_status reserve_solve(pw_sim *s, pw_error *err)
     if (grow_array((void **)&s->inv_sqrt_m, c, sizeof *s->inv_sqrt_m) ||
         grow_array((void **)&s->partial, 2 * (c / 1024 + 2), sizeof *s->partial))
         return pw_fail(err, PW_ENOMEM, "sim: cannot allocate solver vectors for %zu nodes", c);
-    for (int k = 0; k < 5; k++) /* cr[4] twice as long: its upper half is dinv */
-        if (grow_array((void **)&s->cr[k], k == 4 ? 2 * c : c, sizeof *s->cr[k]))
+    for (int k = 0; k < 5; k++)
+        if (grow_array((void **)&s->cr[k], c, sizeof *s->cr[k]))
             return pw_fail(err, PW_ENOMEM, "sim: cannot allocate solver vectors for %zu nodes", c);
-    s->dinv = s->cr[4] + c;
-    if (grow_array((void **)&s->u4, c, sizeof *s->u4) || grow_array((void **)&s->Hu4, c, sizeof *s->Hu4))
+    if (grow_array((void **)&s->u4, c, sizeof *s->u4) || grow_array((void **)&s->Hu4, c, sizeof *s->Hu4) ||
+        grow_array((void **)&s->dinv, c, sizeof *s->dinv) ||
+        grow_array((void **)&s->hdiag, c, sizeof *s->hdiag))
         return pw_fail(err, PW_ENOMEM, "sim: cannot allocate solver vectors for %zu nodes", c);
     s->cap_solve = c;
     return PW_OK;

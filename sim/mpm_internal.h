@@ -1,7 +1,8 @@
-/* mpm_internal.h — the solver's state and the steps of section 4.1, shared by
- * mpm.c (orchestration), transfer.c (particle <-> grid), hessian.c (eqs. 7-8, on the
- * local box of box.h), solver.c (eq. 9), sim_state.c (save/load) and the physics
- * tests. Not a public API. */
+/* mpm_internal.h — the solver's state, shared by mpm.c (orchestration), transfer.c
+ * (particle <-> grid), hessian.c (K and eqs. 7-8, on the local box of box.h), solver.c
+ * (eq. 9), loops.c, sim_state.c (save/load) and the physics tests. Calls run one way:
+ * mpm.c -> transfer, hessian, solver; solver -> hessian; all -> loops. Not a public
+ * API. */
 #ifndef PW_MPM_INTERNAL_H
 #define PW_MPM_INTERNAL_H
 
@@ -127,9 +128,9 @@ struct pw_sim {
     vec3 *cr[5];                /* CR vectors x r p Ar Ap */
     pw_vec4 *u4, *Hu4;          /* the Hessian action's input M^-1/2 r and output */
     vec3 *dinv;                 /* per DOF, the inverse of the diagonal of eq. 9's
-                                   operator (Jacobi); the upper half of cr[4]'s block,
-                                   so it is freed with it */
-    double *partial;            /* per-chunk partial sums of dots (two sets) */
+                                   operator (Jacobi) */
+    pw_vec4 *hdiag;             /* the diagonal of H (pw_mpm_hessian_diagonal) */
+    double *partial;            /* per-chunk partial sums of dots (two sets; loops.h) */
 
     /* warm start of the solve: the implicit correction v^{n+1} - v* of the previous step
      * per node, with the block keys it belongs to (solver.c) */
@@ -147,56 +148,6 @@ struct pw_sim {
  * what every step does before step 1 (tests call it to run single steps). */
 pw_status pw_mpm_begin_step(pw_sim *s, pw_error *err);
 
-/* ---- transfer.c ---------------------------------------------------------- */
-/* Set by a test to run the narrow forms of the stencil kernels where the wide ones
- * would run (box.h), to compare them; 0 otherwise. */
-extern int pw_box_force_narrow;
-
-/* Calls fn(s, home, ctx) for every home block, in parallel within each of the 8
- * colours (grid.h): a scatter that writes only its home block's 2x2x2 neighbourhood
- * gets the same sums for any thread count. */
-typedef void (*pw_home_fn)(const pw_sim *s, uint32_t home, void *ctx);
-void pw_mpm_for_homes_by_colour(pw_sim *s, pw_home_fn fn, void *ctx);
-/* Calls fn(s, home, ctx) for every home block in parallel, in any order: for gathers,
- * which write only their own particles. */
-void pw_mpm_for_homes(pw_sim *s, pw_home_fn fn, void *ctx);
-/* Sorts particles by block, rebuilds the grid, fills s->ps. */
-pw_status pw_mpm_rebuild_grid(pw_sim *s, pw_error *err);
-/* 1. P2G: m_i and v_i (normalised momentum, with APIC's affine term); v_old = v. */
-void pw_mpm_p2g(pw_sim *s);
-/* 2. rho_p^0 = sum_i m_i w_ip / h^3, V0 = m_p / rho_p^0 for particles with V0 = 0. */
-void pw_mpm_init_volumes(pw_sim *s);
-/* Hardened mu, lambda, R, S of Fe^n per particle (pw_fcr_cache). */
-void pw_mpm_prepare_stress(pw_sim *s);
-/* 3. f_i = -sum_p V0 P(Fe_hat) Fe^T grad w_ip, eq. 5, where Fe_hat = (I + sum_i
- * dx_i grad w_ip^T) Fe for a node displacement field dx [m] (NULL: dx = 0, eq. 6).
- * Needs pw_mpm_prepare_stress. Writes grid.f. */
-void pw_mpm_grid_forces(pw_sim *s, const vec3 *dx);
-/* Phi(dx) = sum_p V0 Psi(Fe_hat(dx)) [J] (for the force test). */
-double pw_mpm_energy(pw_sim *s, const vec3 *dx);
-/* ---- hessian.c ----------------------------------------------------------- */
-/* (H u)_i = sum_p V0 dP(Fe; (sum_j u_j grad w_jp^T) Fe) Fe^T grad w_ip, eqs. 7-8.
- * Needs pw_mpm_prepare_stress; uses s->u4, s->Hu4 as scratch (the tests' form). */
-void pw_mpm_hessian_action(pw_sim *s, const vec3 *u, vec3 *Hu);
-/* The same on padded node vectors (the solver's form; u and Hu must not overlap). */
-void pw_mpm_hessian_action4(pw_sim *s, const pw_vec4 *u, pw_vec4 *Hu);
-/* d_i = the diagonal of H at node i, one entry per DOF [N/m] (the solver's Jacobi
- * preconditioner), padded. Needs pw_mpm_prepare_stress. */
-void pw_mpm_hessian_diagonal(pw_sim *s, pw_vec4 *d);
-
-/* ---- transfer.c (continued) ---------------------------------------------- */
-/* 7. Fe_hat = (I + dt grad v_p) Fe, then the clamp of eqs. 11-12. Returns the
- * index of the first particle whose update failed (non-finite), or n. */
-size_t pw_mpm_update_deformation(pw_sim *s, double dt);
-/* 8. PIC/FLIP blend or APIC velocity (and C) from the grid. */
-void pw_mpm_g2p(pw_sim *s);
-
-/* ---- solver.c ------------------------------------------------------------ */
-/* 6. Solves eq. 9 for grid.v (input v*, fixed DOFs keep their value) by conjugate
- * residual; iteration count in *iterations, *converged. PW_ENUMERIC on NaN/Inf. */
-pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw_error *err);
-
-/* Deterministic sum of a[k] over k < n (fixed chunks, combined in order). */
-double pw_mpm_sum(const pw_sim *s, const double *a, size_t n);
+/* The steps themselves: transfer.h, hessian.h, solver.h; the loops: loops.h. */
 
 #endif

@@ -124,6 +124,8 @@ void pw_sim_destroy(pw_sim *s)
     free(s->warm_map);
     free(s->u4);
     free(s->Hu4);
+    free(s->dinv);
+    free(s->hdiag);
     pw_grid_free(&s->grid);
     free(s);
 }

@@ -35,27 +35,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpm_internal.h"
-
-#define SUM_CHUNK 1024 /* elements per partial sum; fixed so results ignore threads */
-
-/* ---- deterministic sums -------------------------------------------------------- */
-
-double pw_mpm_sum(const pw_sim *s, const double *a, size_t n)
-{
-    long nc = (long)((n + SUM_CHUNK - 1) / SUM_CHUNK);
-    double *part = s->partial;
-    double total = 0;
-#pragma omp parallel for schedule(static) num_threads(s->threads)
-    for (long c = 0; c < nc; c++) {
-        size_t lo = (size_t)c * SUM_CHUNK, hi = lo + SUM_CHUNK < n ? lo + SUM_CHUNK : n;
-        double acc = 0;
-        for (size_t k = lo; k < hi; k++) acc += a[k];
-        part[c] = acc;
-    }
-    for (long c = 0; c < nc; c++) total += part[c];
-    return total;
-}
+#include "hessian.h"
+#include "loops.h"
+#include "solver.h"
 
 /* P a: removes the components the collisions set (grid.fixed, grid.normal) */
 static inline vec3 project(vec3 a, uint8_t fixed, vec3 normal)
@@ -68,23 +50,16 @@ static inline vec3 project(vec3 a, uint8_t fixed, vec3 normal)
 }
 
 /* ---- fused vector passes ------------------------------------------------------------
- * Each pass runs over fixed chunks of SUM_CHUNK nodes and leaves its dot products as
- * per-chunk partial sums (part[0..nc) and part[nc..2 nc)), each accumulated in index
- * order; total() adds the chunks in order. So the sums are the same bits for any
- * thread count, and a CR iteration makes three passes over the node vectors instead
- * of seven. */
+ * Each pass runs over fixed chunks of PW_SUM_CHUNK nodes, accumulates its dot products
+ * per chunk in index order and returns their sums over the chunks in order (loops.h).
+ * So the sums are the same bits for any thread count, and a CR iteration makes three
+ * passes over the node vectors instead of seven. */
 
-static inline size_t chunk_count(size_t n) { return (n + SUM_CHUNK - 1) / SUM_CHUNK; }
+static inline size_t chunk_count(size_t n) { return pw_sum_chunks(n); }
+static double total(const double *part, size_t nc) { return pw_sum_in_order(part, nc); }
 
-static double total(const double *part, size_t nc)
-{
-    double t = 0;
-    for (size_t c = 0; c < nc; c++) t += part[c];
-    return t;
-}
-
-#define CHUNK_RANGE(c, n, lo, hi)                                                       \
-    size_t lo = (size_t)(c) * SUM_CHUNK, hi = lo + SUM_CHUNK < (n) ? lo + SUM_CHUNK : (n)
+#define CHUNK_RANGE(c, n, lo, hi)                                                        \
+    size_t lo = (size_t)(c) * PW_SUM_CHUNK, hi = lo + PW_SUM_CHUNK < (n) ? lo + PW_SUM_CHUNK : (n)
 
 static inline pw_vec4 pad(vec3 a)
 {
@@ -122,9 +97,9 @@ static void pass_update_x(pw_sim *s, size_t n, double alpha, vec3 *x, vec3 *r, c
     }
 }
 
-/* Az = P (z + beta dt^2 M^-1/2 Hu) with z = D^-1 r; partial sums of z . Az and r . r */
-static void pass_operator(pw_sim *s, size_t n, double beta_dt2, const vec3 *r, const pw_vec4 *Hu,
-                          vec3 *Az)
+/* Az = P (z + beta dt^2 M^-1/2 Hu) with z = D^-1 r; returns z . Az, and r . r in *rr */
+static double pass_operator(pw_sim *s, size_t n, double beta_dt2, const vec3 *r,
+                            const pw_vec4 *Hu, vec3 *Az, double *rr_total)
 {
     long nc = (long)chunk_count(n);
     double *part = s->partial;
@@ -143,11 +118,13 @@ static void pass_operator(pw_sim *s, size_t n, double beta_dt2, const vec3 *r, c
         part[c] = zAz;
         part[nc + c] = rr;
     }
+    *rr_total = total(part + nc, (size_t)nc);
+    return total(part, (size_t)nc);
 }
 
-/* p = z + beta p, Ap = Az + beta Ap; partial sums of Ap . D^-1 Ap */
-static void pass_direction(pw_sim *s, size_t n, double beta_cr, const vec3 *r, vec3 *p,
-                           const vec3 *Az, vec3 *Ap)
+/* p = z + beta p, Ap = Az + beta Ap; returns Ap . D^-1 Ap */
+static double pass_direction(pw_sim *s, size_t n, double beta_cr, const vec3 *r, vec3 *p,
+                             const vec3 *Az, vec3 *Ap)
 {
     long nc = (long)chunk_count(n);
     double *part = s->partial;
@@ -163,6 +140,7 @@ static void pass_direction(pw_sim *s, size_t n, double beta_cr, const vec3 *r, v
         }
         part[c] = ApMAp;
     }
+    return total(part, (size_t)nc);
 }
 
 /* ---- warm start ----------------------------------------------------------------- */
@@ -220,7 +198,7 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
     size_t nc = chunk_count(nn);
     double *part = s->partial;
     vec3 *dinv = s->dinv;
-    pw_vec4 *Hd = s->Hu4; /* H's diagonal, until the first Hessian action */
+    pw_vec4 *Hd = s->hdiag;
     pw_mpm_hessian_diagonal(s, Hd);
     int warm = warm_map(s);
     /* x = M^1/2 v0 for the initial guess v0 [m/s]; u = v0 and r = b - x = M^1/2 (v* - v0)
@@ -277,11 +255,10 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
     double r_norm = sqrt(total(part, nc)), zAz = 0, ApMAp = 0;
     double goal = s->p.cr_tolerance * b_norm;
     if (r_norm > goal) { /* (a rigid motion has H v* = 0 and needs no iteration) */
+        double rr_unused;
         pw_mpm_hessian_action4(s, u, Hu);
-        pass_operator(s, nn, beta_dt2, r, Hu, Ar);
-        zAz = total(part, nc);
-        pass_direction(s, nn, 0.0, r, p, Ar, Ap); /* p = z, Ap = Az */
-        ApMAp = total(part, nc);
+        zAz = pass_operator(s, nn, beta_dt2, r, Hu, Ar, &rr_unused);
+        ApMAp = pass_direction(s, nn, 0.0, r, p, Ar, Ap); /* p = z, Ap = Az */
     }
 
     int k = 0;
@@ -301,13 +278,12 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
         double alpha = zAz / ApMAp;
         pass_update_x(s, nn, alpha, x, r, p, Ap, u);
         pw_mpm_hessian_action4(s, u, Hu);
-        pass_operator(s, nn, beta_dt2, r, Hu, Ar);
-        double zAz_new = total(part, nc);
-        r_norm = sqrt(total(part + nc, nc));
+        double rr;
+        double zAz_new = pass_operator(s, nn, beta_dt2, r, Hu, Ar, &rr);
+        r_norm = sqrt(rr);
         double beta_cr = zAz_new / zAz;
         zAz = zAz_new;
-        pass_direction(s, nn, beta_cr, r, p, Ar, Ap);
-        ApMAp = total(part, nc);
+        ApMAp = pass_direction(s, nn, beta_cr, r, p, Ar, Ap);
         k++;
         if (!isfinite(r_norm))
             return pw_fail(err, PW_ENUMERIC, "implicit solve: non-finite residual at iteration %d (%g)",

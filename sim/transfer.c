@@ -1,6 +1,5 @@
 /* transfer.c — particle <-> grid transfers of Stomakhin et al. 2013, section 4.1
- * (steps 1-3, 7, 8), the stress forces of eqs. 5-6 and the linearised stress K that
- * the Hessian action of eqs. 7-8 (hessian.c) applies, on the sparse block grid of
+ * (steps 1-3, 7, 8) and the stress forces of eqs. 5-6, on the sparse block grid of
  * grid.h.
  *
  * Every stencil loop runs per home block on its local box (box.h). Scatters to the grid
@@ -13,30 +12,9 @@
 #include <string.h>
 
 #include "box.h"
-#include "mpm_internal.h"
+#include "loops.h"
 #include "pw_kernel.h"
-
-int pw_box_force_narrow = 0; /* box.h */
-
-/* ---- home blocks by colour --------------------------------------------------- */
-
-void pw_mpm_for_homes(pw_sim *s, pw_home_fn fn, void *ctx)
-{
-    long nh = (long)s->grid.n_home;
-#pragma omp parallel for schedule(dynamic, 2) num_threads(s->threads)
-    for (long home = 0; home < nh; home++) fn(s, (uint32_t)home, ctx);
-}
-
-void pw_mpm_for_homes_by_colour(pw_sim *s, pw_home_fn fn, void *ctx)
-{
-    const pw_grid *g = &s->grid;
-#pragma omp parallel num_threads(s->threads)
-    for (int colour = 0; colour < 8; colour++) {
-        long lo = (long)g->colour_start[colour], hi = (long)g->colour_start[colour + 1];
-#pragma omp for schedule(dynamic, 2)
-        for (long j = lo; j < hi; j++) fn(s, g->colour_order[j], ctx);
-    }
-}
+#include "transfer.h"
 
 /* ---- grid rebuild ------------------------------------------------------------ */
 
@@ -223,66 +201,6 @@ BOX_CLONES static void volumes_home(const pw_sim *s, uint32_t home, void *ctx)
 void pw_mpm_init_volumes(pw_sim *s) { pw_mpm_for_homes(s, volumes_home, NULL); }
 
 /* ---- 3. stress forces (eqs. 5-6) --------------------------------------------- */
-
-/* K of mpm_internal.h: with dF = G F and cof(F) F^T = J I, the terms of dP
- * (sim/docs/semi-implicit.md, section 3) become, after the product with F^T,
- *   2 mu (dF - dR) F^T       = 2 mu (G F F^T - R [w]x F^T),
- *   lambda cof (cof : dF) F^T = lambda J^2 tr(G) I,
- *   lambda (J - 1) dcof F^T   = lambda (J - 1) J (tr(G) I - G^T),
- * where w = (tr(S) I - S)^-1 axial(R^T G F - F^T G^T R) is linear in G. Writing
- * w = Minv b with b = Bm G (Bm: 3 x 9), the rotation term R [w]x F^T is Bm^T w (the
- * columns of R [e_m]x F^T are the rows of Bm), so it contributes Bm^T Minv Bm: symmetric,
- * like the other terms. Each entry of the upper triangle is formed once and stored in
- * both triangles, so every particle's K is exactly symmetric (and the assembled
- * operator symmetric up to the rounding of its sums). */
-static void linearise_stress(const pw_fcr_cache *c, double V0, double K[PW_K_ENTRIES])
-{
-    const mat3 F = c->F, R = c->R, Minv = c->inv_trS_minus_S;
-    double k_mu = 2.0 * c->mu * V0, k_vol = c->lambda * V0 * c->J * c->J,
-           k_cof = c->lambda * V0 * (c->J - 1.0) * c->J;
-    mat3 FFt = m3_mul(F, m3_transpose(F));
-    /* b_k = sum_ij Bm[k][3i+j] G_ij with b = axial(M - M^T), M = R^T G F */
-    double Bm[3][9], W[3][9];
-    for (int k = 0; k < 3; k++) {
-        int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++)
-                Bm[k][3 * i + j] = R.m[i][k2] * F.m[j][k1] - R.m[i][k1] * F.m[j][k2];
-    }
-    for (int m = 0; m < 3; m++)
-        for (int q = 0; q < 9; q++)
-            W[m][q] = Minv.m[m][0] * Bm[0][q] + Minv.m[m][1] * Bm[1][q] + Minv.m[m][2] * Bm[2][q];
-    for (int r = 0; r < 9; r++) {
-        int i = r / 3, j = r % 3;
-        for (int q = r; q < 9; q++) {
-            int k = q / 3, l = q % 3;
-            double v = (i == k ? FFt.m[l][j] : 0.0) -
-                       (Bm[0][r] * W[0][q] + Bm[1][r] * W[1][q] + Bm[2][r] * W[2][q]);
-            v *= k_mu;
-            if (i == j && k == l) v += k_vol + k_cof;
-            if (i == l && j == k) v -= k_cof;
-            K[9 * r + q] = K[9 * q + r] = v;
-        }
-    }
-}
-
-void pw_mpm_prepare_stress(pw_sim *s)
-{
-    const pw_particles *pt = &s->pt;
-    long n = (long)pt->n;
-#pragma omp parallel for schedule(static) num_threads(s->threads)
-    for (long p = 0; p < n; p++) {
-        /* eq. 2 with J_P clamped so that e^{xi (1 - J_P)} stays finite */
-        double Jp = clamp(m3_det(pt->Fp[p]), pt->Jp_min[p], pt->Jp_max[p]);
-        double hard = pw_hardening(pt->xi[p], Jp);
-        if (s->fe_svd_valid)
-            pw_fcr_cache_init_svd(&s->fcr[p], pt->Fe[p], &s->fe_svd[p], pt->mu0[p] * hard,
-                                  pt->lambda0[p] * hard);
-        else
-            pw_fcr_cache_init(&s->fcr[p], pt->Fe[p], pt->mu0[p] * hard, pt->lambda0[p] * hard);
-        linearise_stress(&s->fcr[p], pt->V0[p], s->K[p]);
-    }
-}
 
 /* Fe_hat(dx) = (I + sum_i dx_i grad w_ip^T) Fe of eq. 4 */
 static mat3 displaced_Fe(const pw_sim *s, size_t p, const vec3 *dx)

@@ -6,6 +6,7 @@
 
 #include "check.h"
 #include "mpm_fixture.h"
+#include "loops.h"
 #include "mpm_internal.h"
 #include "pw_file.h"
 

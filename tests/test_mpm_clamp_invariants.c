@@ -11,7 +11,10 @@
  *     and J_P moved away from 1 somewhere in 1 (plasticity happened). */
 #include "check.h"
 #include "mpm_fixture.h"
+#include "hessian.h"
 #include "mpm_internal.h"
+#include "solver.h"
+#include "transfer.h"
 
 int main(void)
 {

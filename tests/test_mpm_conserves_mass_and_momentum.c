@@ -14,7 +14,10 @@
  *     1e-6 relative here (rounding is ~1e-14; the margin covers the x_i - x_p terms). */
 #include "check.h"
 #include "mpm_fixture.h"
+#include "hessian.h"
 #include "mpm_internal.h"
+#include "solver.h"
+#include "transfer.h"
 
 static vec3 momentum(const pw_sim *s)
 {

@@ -15,7 +15,10 @@
  *     relative: the two sum the same products in different orders. */
 #include "check.h"
 #include "mpm_fixture.h"
+#include "hessian.h"
 #include "mpm_internal.h"
+#include "solver.h"
+#include "transfer.h"
 
 static unsigned rng = 99;
 static double urand(void) { return 2.0 * fixture_rand(&rng) - 1.0; }

@@ -13,7 +13,10 @@
  * residual could not hide in the tolerance. */
 #include "check.h"
 #include "mpm_fixture.h"
+#include "hessian.h"
 #include "mpm_internal.h"
+#include "solver.h"
+#include "transfer.h"
 
 static unsigned rng = 5;
 static double urand(void) { return 2.0 * fixture_rand(&rng) - 1.0; }

@@ -25,7 +25,9 @@
 #include <time.h>
 
 #include "constitutive.h"
+#include "hessian.h"
 #include "mpm_internal.h"
+#include "transfer.h"
 #include "pw_sim.h"
 
 static double now(void)

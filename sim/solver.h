@@ -1,0 +1,12 @@
+/* solver.h — the semi-implicit velocity update, eq. 9 (solver.c; internal to sim/). */
+#ifndef PW_SOLVER_H
+#define PW_SOLVER_H
+
+#include "mpm_internal.h"
+
+/* 6. Solves eq. 9 for grid.v (input v*, fixed DOFs keep their value) by conjugate
+ * residual; iteration count in *iterations, *converged. Needs pw_mpm_prepare_stress.
+ * PW_ENUMERIC on NaN/Inf. */
+pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw_error *err);
+
+#endif
