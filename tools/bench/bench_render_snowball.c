@@ -3,7 +3,7 @@
  *
  *   bench_render_snowball [cache.pwc] [--size WxH] [--spp N] [--subdiv S] [--threads T]
  *                         [--raster bspline|bounded] [--exr out.exr] [--png preview.png]
- *                         [--seed S]
+ *                         [--seed S] [--efficiency]
  *
  * --raster defaults to bspline (subdiv 1), the raster of the figures in the README;
  * bounded (the shots' default) has subdiv 4 unless --subdiv says otherwise.
@@ -11,7 +11,13 @@
  * With a cache file the particles are its "x" (F64x3) and "m" (F64) attributes and its
  * grid spacing; without one, 3e5 particles at 8 per cell (h = 0.01 m, rho = 400 kg/m^3)
  * fill a sphere resting on y = 0. Defaults: 640x360, 64 spp, sun + sky, the paper's
- * medium (sigma_t 724 /m, albedo 0.9/0.95/1, g 0.5). */
+ * medium (sigma_t 724 /m, albedo 0.9/0.95/1, g 0.5).
+ *
+ * --efficiency renders the frame a second time with seed + 1 and prints the noise
+ * figures of issue 15: variance per pixel and channel estimated as the mean of
+ * (A - B)^2 / 2 over the two renders, and efficiency = 1 / (variance x seconds), over
+ * the whole image and over the snow's pixels (those whose first event is in the medium,
+ * by the albedo AOV), with the two renders' mean wall time. */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -64,6 +70,7 @@ int main(int argc, char **argv)
     int width = 640, height = 360, spp = 64, subdiv = 0, threads = 0;
     pw_raster_kind raster = PW_RASTER_BSPLINE;
     unsigned long long seed = 1;
+    int efficiency = 0;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--size") && a + 1 < argc) sscanf(argv[++a], "%dx%d", &width, &height);
         else if (!strcmp(argv[a], "--spp") && a + 1 < argc) spp = atoi(argv[++a]);
@@ -74,6 +81,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[a], "--exr") && a + 1 < argc) exr = argv[++a];
         else if (!strcmp(argv[a], "--png") && a + 1 < argc) png = argv[++a];
         else if (!strcmp(argv[a], "--seed") && a + 1 < argc) seed = strtoull(argv[++a], NULL, 10);
+        else if (!strcmp(argv[a], "--efficiency")) efficiency = 1;
         else if (argv[a][0] != '-') cache = argv[a];
         else {
             fprintf(stderr, "bench_render_snowball: unknown option %s\n", argv[a]);
@@ -146,6 +154,7 @@ int main(int argc, char **argv)
     rs.seed = seed;
     rs.threads = threads;
     rs.subdiv = subdiv;
+    rs.aov_albedo = efficiency;
     pw_renderer *r = pw_renderer_create(&rs, &cam, &md, &lights, surf, &err);
     if (!r) {
         fprintf(stderr, "bench_render_snowball: %s\n", err.msg);
@@ -169,6 +178,39 @@ int main(int argc, char **argv)
     printf("scattering events    %.2f per path (mean)\n", st.mean_scattering_events);
     printf("paths cut by cap     %llu of %llu\n", (unsigned long long)st.paths_cut_by_cap,
            (unsigned long long)st.paths);
+    if (efficiency) {
+        pw_image img2;
+        pw_render_stats st2;
+        pw_renderer_destroy(r);
+        rs.seed = seed + 1;
+        last = -10;
+        r = pw_renderer_create(&rs, &cam, &md, &lights, surf, &err);
+        if (!r || pw_render_frame(r, d, &img2, progress, &last, &st2, &err) != PW_OK) {
+            fprintf(stderr, "bench_render_snowball: %s\n", err.msg);
+            return 1;
+        }
+        double var_all = 0, var_snow = 0, mean_all = 0;
+        size_t n_snow = 0, npix = (size_t)width * height;
+        for (size_t q = 0; q < npix; q++) {
+            int snow = img.albedo[3 * q] > 0.7 && img.albedo[3 * q + 2] > 0.95; /* the medium's */
+            for (int c = 0; c < 3; c++) {
+                double a = img.rgba[4 * q + c], b = img2.rgba[4 * q + c], v = 0.5 * (a - b) * (a - b);
+                var_all += v;
+                mean_all += 0.5 * (a + b);
+                if (snow) var_snow += v;
+            }
+            n_snow += (size_t)snow;
+        }
+        var_all /= 3.0 * npix;
+        mean_all /= 3.0 * npix;
+        var_snow = n_snow ? var_snow / (3.0 * n_snow) : 0;
+        double secs = 0.5 * (st.seconds + st2.seconds);
+        printf("noise (2 seeds)      image: variance %.4g, efficiency %.4g /s; snow (%zu px): "
+               "variance %.4g, efficiency %.4g /s; %.2f s per render; image mean %.6g\n",
+               var_all, 1.0 / (var_all * secs), n_snow, var_snow,
+               n_snow ? 1.0 / (var_snow * secs) : 0.0, secs, mean_all);
+        pw_image_free(&img2);
+    }
     if (png && pw_png_write(png, img.rgba, img.width, img.height, 0.0, &err) != PW_OK)
         fprintf(stderr, "bench_render_snowball: %s\n", err.msg);
     if (exr) {
