@@ -248,6 +248,8 @@ int pw_lights_env_black(const pw_lights *L)
     return L->sky.x == 0 && L->sky.y == 0 && L->sky.z == 0;
 }
 
+int pw_lights_env_sampled(const pw_lights *L) { return L->env && !pw_lights_env_black(L); }
+
 vec3 pw_lights_env_eval(const pw_lights *L, vec3 dir)
 {
     return L->env ? pw_envmap_eval(L->env, dir) : L->sky;

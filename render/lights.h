@@ -55,6 +55,12 @@ double pw_lights_env_pdf(const pw_lights *L, vec3 dir);
 vec3 pw_lights_env_sample(const pw_lights *L, double u1, double u2, vec3 *dir, double *pdf);
 /* 1 when the environment is black (no light sampling needed). */
 int pw_lights_env_black(const pw_lights *L);
+/* 1 when the environment is worth light sampling (next-event estimation, combined
+ * with the scattered ray by MIS): an environment map, not black. A constant sky is
+ * not: the scattered ray's own density (cosine, or the phase function) is already
+ * proportional to its unoccluded integrand, and a uniform light sample through the
+ * snow only adds a shadow ray and noise (render/docs/noise.md). */
+int pw_lights_env_sampled(const pw_lights *L);
 
 /* Sun: a direction uniform in its cone; returns radiance / pdf (~ the irradiance). */
 vec3 pw_lights_sun_sample(const pw_lights *L, double u1, double u2, vec3 *dir);

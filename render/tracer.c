@@ -2,9 +2,10 @@
  *
  * One camera sample is a path: free flight by delta tracking up to the nearest surface,
  * a real collision scatters by HG (throughput x albedo), a surface hit scatters
- * diffusely (throughput x colour); at every event the sun and the environment are
+ * diffusely (throughput x colour); at every event the sun and an environment map are
  * sampled (next-event estimation) with ratio-tracked shadow rays, and the environment
- * is also reached by the scattered ray, the two combined by the power heuristic.
+ * is also reached by the scattered ray, the two combined by the power heuristic; a
+ * constant sky is reached by the scattered ray alone (pw_lights_env_sampled).
  * Russian roulette after rr_start_depth events; max_depth is only a safety cap whose
  * cuts are counted. Every sample draws from its own hash-seeded RNG, so pixels do not
  * depend on the thread schedule. */
@@ -126,8 +127,9 @@ static vec3 direct_light(const pw_renderer *r, const instant *in, vec3 x, const 
             if (T > 0) sum = v3_madd(sum, Ew, f * T);
         }
     }
-    /* the environment, light sampling half of MIS */
-    if (!pw_lights_env_black(L)) {
+    /* an environment map, light sampling half of MIS (a constant sky is reached by the
+     * scattered ray alone) */
+    if (pw_lights_env_sampled(L)) {
         vec3 wo;
         double pdf_light;
         vec3 Le = pw_lights_env_sample(L, pw_rng_next(rng), pw_rng_next(rng), &wo, &pdf_light);
@@ -198,7 +200,9 @@ static void trace_path(const pw_renderer *r, const instant *in, vec3 o, vec3 dir
                 if (r->s.transparent_background) return; /* a plate goes behind instead */
                 res->L = v3_add(res->L, v3_mul(beta, v3_add(Le, pw_lights_sun_eval(L, dir))));
             } else {
-                double w = pw_mis_power(lobe_pdf, pw_lights_env_pdf(L, dir));
+                double w = pw_lights_env_sampled(L)
+                               ? pw_mis_power(lobe_pdf, pw_lights_env_pdf(L, dir))
+                               : 1.0;
                 res->L = v3_add(res->L, v3_scale(v3_mul(beta, Le), w));
             }
             return;
