@@ -189,7 +189,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_render_snowball: %s\n", err.msg);
             return 1;
         }
-        double var_all = 0, var_snow = 0, mean_all = 0;
+        double var_all = 0, var_snow = 0, mean_all = 0, var_snow_c[3] = {0, 0, 0};
         size_t n_snow = 0, npix = (size_t)width * height;
         for (size_t q = 0; q < npix; q++) {
             int snow = img.albedo[3 * q] > 0.7 && img.albedo[3 * q + 2] > 0.95; /* the medium's */
@@ -197,7 +197,7 @@ int main(int argc, char **argv)
                 double a = img.rgba[4 * q + c], b = img2.rgba[4 * q + c], v = 0.5 * (a - b) * (a - b);
                 var_all += v;
                 mean_all += 0.5 * (a + b);
-                if (snow) var_snow += v;
+                if (snow) var_snow += v, var_snow_c[c] += v;
             }
             n_snow += (size_t)snow;
         }
@@ -209,6 +209,9 @@ int main(int argc, char **argv)
                "variance %.4g, efficiency %.4g /s; %.2f s per render; image mean %.6g\n",
                var_all, 1.0 / (var_all * secs), n_snow, var_snow,
                n_snow ? 1.0 / (var_snow * secs) : 0.0, secs, mean_all);
+        if (n_snow)
+            printf("snow variance per channel  r %.4g, g %.4g, b %.4g\n", var_snow_c[0] / n_snow,
+                   var_snow_c[1] / n_snow, var_snow_c[2] / n_snow);
         pw_image_free(&img2);
     }
     if (png && pw_png_write(png, img.rgba, img.width, img.height, 0.0, &err) != PW_OK)
