@@ -5,7 +5,14 @@
  * Within one brick the majorant sigma_maj = sigma_per_rho * rho_max is constant; the
  * exponential is memoryless, so when a tentative step leaves a brick we restart at the
  * brick's exit with the next brick's majorant (pbrt-v4's majorant iterator does the
- * same). Empty bricks (rho_max = 0) are crossed in one step. */
+ * same). Empty bricks (rho_max = 0) are crossed in one step.
+ *
+ * Both estimators first track inside the brick the ray starts in, without the DDA: in
+ * packed snow a mean free path (1.4 mm) is a small part of a brick (2-8 cm), so most
+ * scattering events and shadow rays end there, and the DDA's set-up was a tenth of the
+ * render (render/docs/noise.md). A brick is a box, so while the tentative points stay
+ * in it the whole segment does. The first step that leaves it is discarded and the
+ * walk goes on from that brick's exit, as the DDA would have. */
 #include <math.h>
 
 #include "density.h"
@@ -17,18 +24,77 @@ static inline double exp_step(pw_rng *rng, double sigma_maj)
     return -(double)logf((float)(1.0 - pw_rng_next(rng))) / sigma_maj;
 }
 
+/* Points *w at the occupied brick holding x (its table cell, node values and density)
+ * and returns its max density; 0 when x is outside the table or in an empty brick. */
+static double brick_at(pw_brick_walk *w, const struct pw_density *d, vec3 x)
+{
+    const double inv_bs = d->inv_h / PW_BRICK;
+    const double p[3] = {x.x * inv_bs, x.y * inv_bs, x.z * inv_bs};
+    for (int k = 0; k < 3; k++) {
+        double c = p[k] - d->blo[k]; /* truncation is floor once c >= 0 */
+        if (!(c >= 0 && c < d->bdim[k])) return 0.0;
+        w->brick[k] = (int)c;
+    }
+    size_t c = pw_density_cell(d, w->brick[0], w->brick[1], w->brick[2]);
+    if (d->slot[c] < 0) return 0.0;
+    w->d = d;
+    w->rho = d->rho + (size_t)d->slot[c] * PW_BRICK_SIZE;
+    return d->rho_max[c];
+}
+
+/* Whether x lies in the (closed) brick *w points at. */
+static inline int in_brick(const pw_brick_walk *w, vec3 x)
+{
+    const struct pw_density *d = w->d;
+    const double p[3] = {x.x * d->inv_h, x.y * d->inv_h, x.z * d->inv_h};
+    for (int k = 0; k < 3; k++) {
+        double v = p[k] - (double)((d->blo[k] + w->brick[k]) * PW_BRICK);
+        if (!(v >= 0 && v <= PW_BRICK)) return 0;
+    }
+    return 1;
+}
+
+/* Starts the DDA at o + t dir past the brick `first` (the one tracked so far), so the
+ * walk resumes at its exit. */
+static void walk_past(pw_brick_walk *w, const struct pw_density *d, const int first[3], vec3 o,
+                      vec3 dir, double t, double tmax)
+{
+    pw_brick_walk_init(w, d, o, dir, t, tmax);
+    if (!w->done && w->cell[0] == first[0] && w->cell[1] == first[1] && w->cell[2] == first[2]) {
+        double t0, t1, rho_max;
+        pw_brick_walk_next(w, &t0, &t1, &rho_max);
+    }
+}
+
 int pw_medium_sample_collision(const struct pw_density *d, double sigma_per_rho, vec3 o,
                                vec3 dir, double tmin, double tmax, pw_rng *rng,
                                double *t_hit)
 {
-    if (!d || !(sigma_per_rho > 0)) return 0;
+    if (!d || !(sigma_per_rho > 0) || d->nbricks == 0 || !(tmax > tmin)) return 0;
     pw_brick_walk w;
-    pw_brick_walk_init(&w, d, o, dir, tmin, tmax);
+    double t = tmin, sigma_maj = sigma_per_rho * brick_at(&w, d, v3_madd(o, dir, tmin));
+    if (sigma_maj > 0) {
+        int first[3] = {w.brick[0], w.brick[1], w.brick[2]};
+        for (;;) {
+            double tn = t + exp_step(rng, sigma_maj);
+            vec3 x = v3_madd(o, dir, tn < tmax ? tn : tmax);
+            if (!in_brick(&w, x)) break;
+            if (tn >= tmax) return 0;
+            if (pw_rng_next(rng) * sigma_maj < sigma_per_rho * pw_brick_walk_lookup(&w, x)) {
+                *t_hit = tn;
+                return 1;
+            }
+            t = tn;
+        }
+        walk_past(&w, d, first, o, dir, t, tmax);
+    } else {
+        pw_brick_walk_init(&w, d, o, dir, tmin, tmax);
+    }
     double t0, t1, rho_max;
     while (pw_brick_walk_next(&w, &t0, &t1, &rho_max)) {
-        double sigma_maj = sigma_per_rho * rho_max;
+        sigma_maj = sigma_per_rho * rho_max;
         if (!(sigma_maj > 0) || !w.rho) continue;
-        double t = t0;
+        t = t0;
         for (;;) {
             /* sample a tentative collision with the majorant */
             t += exp_step(rng, sigma_maj);
@@ -44,29 +110,56 @@ int pw_medium_sample_collision(const struct pw_density *d, double sigma_per_rho,
     return 0;
 }
 
+/* Ratio tracking's weight for one tentative collision, with Russian roulette once the
+ * transmittance falls below rr_threshold; returns 0 when the ray is absorbed. */
+static inline double ratio_step(double T, double sigma_t, double sigma_maj, double rr_threshold,
+                                pw_rng *rng)
+{
+    T *= 1.0 - sigma_t / sigma_maj;
+    if (T < rr_threshold) {
+        /* survive with probability T / threshold */
+        if (T <= 0.0 || pw_rng_next(rng) * rr_threshold >= T) return 0.0;
+        T = rr_threshold;
+    }
+    return T;
+}
+
 double pw_medium_transmittance(const struct pw_density *d, double sigma_per_rho, vec3 o,
                                vec3 dir, double tmin, double tmax, double rr_threshold,
                                pw_rng *rng)
 {
-    if (!d || !(sigma_per_rho > 0)) return 1.0;
+    if (!d || !(sigma_per_rho > 0) || d->nbricks == 0 || !(tmax > tmin)) return 1.0;
     pw_brick_walk w;
-    pw_brick_walk_init(&w, d, o, dir, tmin, tmax);
-    double T = 1.0, t0, t1, rho_max;
+    double T = 1.0, t = tmin;
+    double sigma_maj = sigma_per_rho * brick_at(&w, d, v3_madd(o, dir, tmin));
+    if (sigma_maj > 0) {
+        int first[3] = {w.brick[0], w.brick[1], w.brick[2]};
+        for (;;) {
+            double tn = t + exp_step(rng, sigma_maj);
+            vec3 x = v3_madd(o, dir, tn < tmax ? tn : tmax);
+            if (!in_brick(&w, x)) break;
+            if (tn >= tmax) return T;
+            T = ratio_step(T, sigma_per_rho * pw_brick_walk_lookup(&w, x), sigma_maj,
+                           rr_threshold, rng);
+            if (T == 0.0) return 0.0;
+            t = tn;
+        }
+        walk_past(&w, d, first, o, dir, t, tmax);
+    } else {
+        pw_brick_walk_init(&w, d, o, dir, tmin, tmax);
+    }
+    double t0, t1, rho_max;
     while (pw_brick_walk_next(&w, &t0, &t1, &rho_max)) {
-        double sigma_maj = sigma_per_rho * rho_max;
+        sigma_maj = sigma_per_rho * rho_max;
         if (!(sigma_maj > 0) || !w.rho) continue;
-        double t = t0;
+        t = t0;
         for (;;) {
             t += exp_step(rng, sigma_maj);
             if (t >= t1) break;
             /* ratio tracking: weight by the null-collision probability */
-            double sigma_t = sigma_per_rho * pw_brick_walk_lookup(&w, v3_madd(o, dir, t));
-            T *= 1.0 - sigma_t / sigma_maj;
-            if (T < rr_threshold) {
-                /* Russian roulette: survive with probability T / threshold */
-                if (T <= 0.0 || pw_rng_next(rng) * rr_threshold >= T) return 0.0;
-                T = rr_threshold;
-            }
+            T = ratio_step(T, sigma_per_rho * pw_brick_walk_lookup(&w, v3_madd(o, dir, t)),
+                           sigma_maj, rr_threshold, rng);
+            if (T == 0.0) return 0.0;
         }
     }
     return T;
