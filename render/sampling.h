@@ -72,17 +72,18 @@ static inline double pw_hg_pdf(double cos_theta, double g)
 }
 
 /* Unit vector at polar angle acos(cos_theta) and azimuth phi around unit axis w. The
- * azimuth's sine and cosine in float: a direction needs no more than float's 6e-8, and
- * the double pair was 7 % of a render (render/docs/noise.md). */
+ * azimuth's sine and cosine in float, rescaled to a unit pair in double: the double
+ * pair was 7 % of a render (render/docs/noise.md). */
 static inline vec3 pw_around(vec3 w, double cos_theta, double phi)
 {
     vec3 t, b;
     v3_basis(w, &t, &b);
     double sin_theta = sqrt(fmax(0.0, 1.0 - cos_theta * cos_theta));
     float phi_f = (float)phi;
+    double c = cosf(phi_f), s = sinf(phi_f), unit = 1.0 / sqrt(c * c + s * s); /* |d| = 1 to double */
     vec3 d = v3_scale(w, cos_theta);
-    d = v3_madd(d, t, sin_theta * (double)cosf(phi_f));
-    d = v3_madd(d, b, sin_theta * (double)sinf(phi_f));
+    d = v3_madd(d, t, sin_theta * c * unit);
+    d = v3_madd(d, b, sin_theta * s * unit);
     return d;
 }
 
