@@ -254,6 +254,7 @@ void pw_density_destroy(pw_density *d)
     free(d->slot);
     free(d->rho_max);
     free(d->rho);
+    free(d->column_floor);
     free(d);
 }
 

@@ -12,9 +12,11 @@
 #ifndef PW_DENSITY_H
 #define PW_DENSITY_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pw_error.h"
 #include "pw_math.h"
 #include "sampling.h"
 
@@ -33,6 +35,9 @@ struct pw_density {
     double total_mass;    /* sum of rho_i h^3 over distinct nodes [kg]               */
     double mass_scale;    /* bounded raster: its final mass correction (1 = none)    */
     vec3 lo, hi;          /* [m] bounds of the nodes any particle touched            */
+    float *column_floor;  /* nbricks * 8^3, per cell: a lower bound [kg/m^2] on the mass
+                             per unit area any ray from the cell crosses (column_floor.c);
+                             NULL when not built                                     */
 };
 
 /* Table cell index of brick coordinate (bx, by, bz) relative to blo, x fastest. */
@@ -49,6 +54,35 @@ double pw_density_field_node(const struct pw_density *d, const double *field, in
 /* Density [kg/m^3] at world point x by trilinear interpolation of the node values; 0
  * outside occupied bricks. */
 double pw_density_lookup(const struct pw_density *d, vec3 x);
+
+/* ---- column floor (column_floor.c) -------------------------------------- */
+
+#define PW_FLOOR_REACH 4 /* the bound looks this many cells around a cell */
+
+/* Builds d->column_floor. @return PW_OK or PW_ENOMEM. */
+pw_status pw_density_build_column_floor(struct pw_density *d, pw_error *err);
+
+/* The column floor [kg/m^2] of the cell holding x: every ray from x crosses at least this
+ * much snow per unit area, so its transmittance is at most exp(-sigma_per_rho q). 0 where
+ * there is no floor (outside occupied bricks, or none built). */
+static inline double pw_density_column_floor_at(const struct pw_density *d, vec3 x)
+{
+    if (!d->column_floor) return 0.0;
+    const double u[3] = {x.x * d->inv_h, x.y * d->inv_h, x.z * d->inv_h};
+    int b[3], l[3];
+    for (int k = 0; k < 3; k++) {
+        if (!(fabs(u[k]) < 1.0e8)) return 0.0;
+        int i = (int)floor(u[k]);
+        b[k] = i >= 0 ? i / PW_BRICK : -((-i + PW_BRICK - 1) / PW_BRICK);
+        l[k] = i - b[k] * PW_BRICK;
+        b[k] -= d->blo[k];
+        if (b[k] < 0 || b[k] >= d->bdim[k]) return 0.0;
+    }
+    int32_t s = d->slot[pw_density_cell(d, b[0], b[1], b[2])];
+    if (s < 0) return 0.0;
+    return d->column_floor[(size_t)s * (PW_BRICK * PW_BRICK * PW_BRICK) +
+                           (size_t)((l[2] * PW_BRICK + l[1]) * PW_BRICK + l[0])];
+}
 
 /* ---- 3D DDA over the brick (majorant) grid ------------------------------- */
 

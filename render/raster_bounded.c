@@ -669,7 +669,12 @@ pw_density *pw_density_build(pw_raster_kind kind, const double *x, const double 
                              const uint32_t *id, size_t n, double h_sim, int subdiv,
                              double detail, pw_error *err)
 {
-    return kind == PW_RASTER_BSPLINE
-               ? pw_density_rasterize(x, m, n, h_sim, subdiv, err)
-               : pw_density_rasterize_bounded(x, m, id, n, h_sim, subdiv, detail, err);
+    pw_density *d = kind == PW_RASTER_BSPLINE
+                        ? pw_density_rasterize(x, m, n, h_sim, subdiv, err)
+                        : pw_density_rasterize_bounded(x, m, id, n, h_sim, subdiv, detail, err);
+    if (d && pw_density_build_column_floor(d, err) != PW_OK) {
+        pw_density_destroy(d);
+        return NULL;
+    }
+    return d;
 }
