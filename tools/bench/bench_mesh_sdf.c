@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "mesh_sdf.h"
+#include "bench_cpu.h"
 
 static double now(void)
 {
@@ -76,6 +77,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_mesh_sdf: out of memory\n");
         return 1;
     }
+    bench_print_cpu();
     printf("%8s %10s %9s %12s %10s %10s %10s\n", "dx [m]", "nodes", "triangles", "band tests",
            "build [s]", "ns/node", "ns/test");
     const double spacings[] = {0.02, 0.01, 0.005};

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "constitutive.h"
+#include "bench_cpu.h"
 
 static double now(clockid_t clock)
 {
@@ -86,6 +87,7 @@ int main(int argc, char **argv)
     }
     double t1 = now(CLOCK_MONOTONIC), c1 = now(CLOCK_PROCESS_CPUTIME_ID);
     double calls = (double)n * (double)reps;
+    bench_print_cpu();
     if (calls > 0)
         printf("%ld particles x %ld reps: %.1f ns/call elapsed, %.1f ns/call cpu "
                "(checksum %.17g, %d failures)\n",

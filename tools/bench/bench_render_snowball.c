@@ -30,6 +30,7 @@
 #include "pw_render.h"
 #include "sampling.h"
 #include "surfaces.h"
+#include "bench_cpu.h"
 
 static void progress(void *user, double f)
 {
@@ -167,6 +168,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_render_snowball: %s\n", err.msg);
         return 1;
     }
+    bench_print_cpu();
     printf("particles            %zu (%s)\n", n, cache ? cache : "synthetic sphere");
     printf("rasterization        %.3f s (%s, h = %g m, subdiv %d, mass %.6g kg)\n", t_raster,
            raster == PW_RASTER_BOUNDED ? "bounded" : "bspline", h, subdiv,

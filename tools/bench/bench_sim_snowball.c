@@ -29,6 +29,7 @@
 #include "mpm_internal.h"
 #include "transfer.h"
 #include "pw_sim.h"
+#include "bench_cpu.h"
 
 static double now(void)
 {
@@ -203,6 +204,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench: %s\n", err.msg);
         return 1;
     }
+    bench_print_cpu();
     printf("snowball: %zu particles, radius %.4f m, h %.3g m, %d frames at 24 fps\n", sd.n, r, p.h,
            frames);
     double t_total = 0, cpu_total = 0;
