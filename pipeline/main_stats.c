@@ -36,6 +36,11 @@ static const char *const help_text =
     "              at least 1% of their stiffness (exp(xi (1 - Jp)) >= 0.01): cracks\n"
     "              that have not opened yet separate pieces; largest piece share and\n"
     "              broken (loose) share of all particles\n"
+    "  weak        share of particles hardening has left with less than half their\n"
+    "              stiffness (started to break: exp(xi (1 - Jp)) < 0.5)\n"
+    "  chunk       particle-weighted mean size of the chunks, connected sets of the\n"
+    "              others: sum (n_k / n)^2, the share of the snow in the chunk a random\n"
+    "              particle belongs to (small: powdery; large: a few big chunks)\n"
     "  Jp          min / mean / max of J_P = det F_P (< 1 compacted, > 1 stretched)\n"
     "  KE          kinetic energy [J]; elastic: the elastic energy stored (sum V0 Psi,\n"
     "              hardened moduli) [J]; total: kinetic + elastic + gravitational\n"
@@ -90,9 +95,10 @@ static int parse(int argc, char **argv, stats_options *o)
 
 static void print_header(const pw_scene *sc)
 {
-    printf("%5s %9s %9s %7s %7s %5s %5s %6s %7s %7s %6s %6s %6s %10s %10s %10s", "frame",
-           "particles", "fragments", "largest", "second", ">=1%", ">=5", "pieces", "largest",
-           "broken", "Jp min", "mean", "max", "KE [J]", "elastic", "total");
+    printf("%5s %9s %9s %7s %7s %5s %5s %6s %7s %7s %7s %7s %6s %6s %6s %10s %10s %10s",
+           "frame", "particles", "fragments", "largest", "second", ">=1%", ">=5", "pieces",
+           "largest", "broken", "weak", "chunk", "Jp min", "mean", "max", "KE [J]", "elastic",
+           "total");
     for (int k = 0; k < sc->n_colliders && k < PW_STATS_MAX_COLLIDERS; k++)
         printf("  near%d", k);
     printf("  bounds [m]\n");
@@ -100,10 +106,12 @@ static void print_header(const pw_scene *sc)
 
 static void print_row(int f, const pw_frame_stats *st)
 {
-    printf("%5d %9zu %9zu %6.1f%% %6.1f%% %5zu %5zu %6zu %6.1f%% %6.1f%% %6.3f %6.3f %6.3f %10.4g",
+    printf("%5d %9zu %9zu %6.1f%% %6.1f%% %5zu %5zu %6zu %6.1f%% %6.1f%% %6.1f%% %6.1f%% "
+           "%6.3f %6.3f %6.3f %10.4g",
            f, st->particles, st->fragments, 100 * st->largest_share, 100 * st->second_share,
            st->fragments_large, st->fragments_5, st->pieces_large, 100 * st->largest_piece,
-           100 * st->broken_share, st->jp_min, st->jp_mean, st->jp_max, st->kinetic_energy);
+           100 * st->broken_share, 100 * st->weak_share, 100 * st->chunk_mean, st->jp_min,
+           st->jp_mean, st->jp_max, st->kinetic_energy);
     if (st->has_elastic) /* a slim render cache has no F_E: its energies are not complete */
         printf(" %10.4g %10.5g", st->elastic_energy,
                st->kinetic_energy + st->potential_energy + st->elastic_energy);
@@ -122,16 +130,17 @@ static void print_json(int f, double t, const pw_frame_stats *st)
            "\"fragments\": %zu, \"largest_share\": %.6f, \"second_share\": %.6f, "
            "\"fragments_ge_1pct\": %zu, \"fragments_ge_5\": %zu, \"pieces_ge_1pct\": %zu, "
            "\"largest_piece_share\": %.6f, \"second_piece_share\": %.6f, "
-           "\"broken_share\": %.6f, \"jp_min\": %.6g, "
+           "\"broken_share\": %.6f, \"weak_share\": %.6f, \"chunk_mean\": %.6f, "
+           "\"jp_min\": %.6g, "
            "\"jp_mean\": %.6g, \"jp_max\": %.6g, \"kinetic_energy\": %.9g, "
            "\"elastic_energy\": %s, \"potential_energy\": %.9g, \"mass\": %.9g, "
            "\"momentum\": [%.9g, %.9g, %.9g], \"bounds\": [[%.6g, %.6g, %.6g], [%.6g, %.6g, "
            "%.6g]], \"near_collider\": [",
            f, t, st->particles, st->link, st->fragments, st->largest_share, st->second_share,
            st->fragments_large, st->fragments_5, st->pieces_large, st->largest_piece,
-           st->second_piece, st->broken_share, st->jp_min, st->jp_mean, st->jp_max,
-           st->kinetic_energy, elastic, st->potential_energy, st->mass, st->momentum.x,
-           st->momentum.y, st->momentum.z,
+           st->second_piece, st->broken_share, st->weak_share, st->chunk_mean, st->jp_min,
+           st->jp_mean, st->jp_max, st->kinetic_energy, elastic, st->potential_energy, st->mass,
+           st->momentum.x, st->momentum.y, st->momentum.z,
            st->lo.x, st->lo.y, st->lo.z, st->hi.x, st->hi.y, st->hi.z);
     for (int k = 0; k < st->n_colliders; k++) printf("%s%.6f", k ? ", " : "", st->near_share[k]);
     printf("]}\n");

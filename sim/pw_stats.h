@@ -16,7 +16,18 @@
  * carries them. So a second count leaves out broken particles, those whose hardening
  * factor is below PW_STATS_BROKEN of their initial stiffness (J_P > 1 + ln(100) / xi),
  * and links the others as above: a piece is a connected set of snow that still holds
- * together. Broken particles are loose snow; their share is reported. */
+ * together. Broken particles are loose snow; their share is reported.
+ *
+ * Chunks. The critical compression and stretch set *when* snow starts to break, the
+ * hardening coefficient how fast it then goes (section 5): powdery snow starts to fail
+ * throughout the block, chunky snow only along a few cracks between large sound
+ * blocks. So a third count leaves out the weakened particles, those hardening has left
+ * with less than PW_STATS_WEAK of their stiffness (J_P > 1 + ln 2 / xi), and links the
+ * others: a chunk is a connected set of sound snow. Their particle-weighted mean size,
+ * sum_k (n_k / n)^2, is the share of the snow in the chunk a particle picked at random
+ * belongs to (none for a weakened one): small when the snow is powder or in small
+ * chunks, large when it is in a few big ones. Unlike a count of chunks it is not swayed
+ * by the grid-scale specks every crack sheds (sim/docs/wedge-critical-order.md). */
 #ifndef PW_STATS_H
 #define PW_STATS_H
 
@@ -32,6 +43,7 @@
 #define PW_STATS_SHARE 0.01 /* a "large" fragment holds at least this share of particles */
 #define PW_STATS_MAX_COLLIDERS 16
 #define PW_STATS_BROKEN 0.01 /* hardening factor below which a particle holds nothing */
+#define PW_STATS_WEAK 0.5 /* hardening factor below which a particle has started to break */
 
 typedef struct {
     size_t particles;
@@ -45,6 +57,9 @@ typedef struct {
     size_t pieces_large;       /* pieces (intact particles only) >= PW_STATS_SHARE of all */
     double largest_piece;      /* particles in the largest piece / all particles [-]      */
     double second_piece;       /* the same for the second largest piece [-]               */
+    double weak_share;         /* share of weakened particles (started to break) [-]       */
+    double chunk_mean;         /* particle-weighted mean size of the chunks (sound snow
+                                  only), sum_k (n_k / n)^2 [-]                            */
     double jp_min, jp_mean, jp_max;  /* J_P = det F_P [-] (1 when the frame has no Jp)    */
     double kinetic_energy;     /* sum 1/2 m |v|^2 [J]                                     */
     double elastic_energy;     /* sum V0 Psi(F_E) with the hardened mu, lambda (eqs. 1-2)

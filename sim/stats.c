@@ -162,9 +162,11 @@ static int cmp_size_desc(const void *a, const void *b)
 }
 
 /* Connected sets of the particles x[0..n) at link distance link: their count, the two
- * largest sizes and how many hold at least 1 % of `total` and at least 5 particles. */
+ * largest sizes, how many hold at least 1 % of `total` and at least 5 particles, and the
+ * sum of their squared sizes (a double: exact below 2^53). */
 typedef struct {
     size_t count, first, second, large, five;
+    double sum_sq;
 } fragment_census;
 
 static pw_status census(const vec3 *x, size_t n, double link, size_t total, fragment_census *c,
@@ -186,6 +188,7 @@ static pw_status census(const vec3 *x, size_t n, double link, size_t total, frag
         for (size_t k = 0; k < nf; k++) {
             if ((double)size[k] >= PW_STATS_SHARE * (double)total) c->large++;
             if (size[k] >= 5) c->five++;
+            c->sum_sq += (double)size[k] * (double)size[k];
         }
     }
     free(size);
@@ -193,12 +196,23 @@ static pw_status census(const vec3 *x, size_t n, double link, size_t total, frag
     return rc;
 }
 
-static int broken(const pw_stats_particles *p, size_t i)
+/* Whether hardening has left particle i with less than `factor` of its stiffness. */
+static int weaker(const pw_stats_particles *p, size_t i, double factor)
 {
-    return p->Jp && p->xi && exp(p->xi[i] * (1 - p->Jp[i])) < PW_STATS_BROKEN;
+    return p->Jp && p->xi && exp(p->xi[i] * (1 - p->Jp[i])) < factor;
 }
 
-/* Fragments of all particles, then pieces of the intact ones, into st. */
+/* The positions of the particles hardening has left with at least `factor` of their
+ * stiffness, into kept; returns their number. */
+static size_t keep_stiffer(const pw_stats_particles *p, double factor, vec3 *kept)
+{
+    size_t nk = 0;
+    for (size_t i = 0; i < p->n; i++)
+        if (!weaker(p, i, factor)) kept[nk++] = p->x[i];
+    return nk;
+}
+
+/* Fragments of all particles, pieces of the intact ones, chunks of the sound ones. */
 static pw_status fragment_sizes(const pw_stats_particles *p, double link, pw_frame_stats *st,
                                 pw_error *err)
 {
@@ -214,16 +228,24 @@ static pw_status fragment_sizes(const pw_stats_particles *p, double link, pw_fra
 
     vec3 *kept = malloc((p->n ? p->n : 1) * sizeof *kept);
     if (!kept) return pw_fail(err, PW_ENOMEM, "stats: cannot allocate for %zu particles", p->n);
-    size_t nk = 0;
-    for (size_t i = 0; i < p->n; i++)
-        if (!broken(p, i)) kept[nk++] = p->x[i];
+    size_t nk = keep_stiffer(p, PW_STATS_BROKEN, kept);
     rc = census(kept, nk, link, p->n, &intact, err);
-    free(kept);
-    if (rc != PW_OK) return rc;
+    if (rc != PW_OK) {
+        free(kept);
+        return rc;
+    }
     st->broken_share = (double)(p->n - nk) / n;
     st->pieces_large = intact.large;
     st->largest_piece = (double)intact.first / n;
     st->second_piece = (double)intact.second / n;
+
+    fragment_census sound;
+    nk = keep_stiffer(p, PW_STATS_WEAK, kept);
+    rc = census(kept, nk, link, p->n, &sound, err);
+    free(kept);
+    if (rc != PW_OK) return rc;
+    st->weak_share = (double)(p->n - nk) / n;
+    st->chunk_mean = sound.sum_sq / (n * n);
     return PW_OK;
 }
 

@@ -14,7 +14,13 @@
  * 6. Energies: elastic = sum V0 Psi(F_E) with the moduli hardened by e^{xi (1 - J_P)}
  *    (J_P clamped to the particle's bounds), in closed form for a stretch and a shear;
  *    potential = -sum m g . x; a cache with F_E and the moduli gives the same, one
- *    without them gives elastic 0. */
+ *    without them gives elastic 0.
+ * 7. Chunks: in the crack lattice below, with a broken layer (J_P 1.5), a weakened one
+ *    (J_P 1.4: 1.8 % of its stiffness left) and one that cannot harden (xi = 0), 20 %
+ *    is weak and the sound snow is in chunks of 200, 200 and 400 particles, so the mean
+ *    chunk is 0.2^2 + 0.2^2 + 0.4^2 = 0.24 exactly; J_P 1.069 (factor 0.502) is still
+ *    sound (chunks of 500 and 400: 0.41), 1.07 (0.497) weak. Without xi nothing is
+ *    weak and the mean chunk is the fragments' sum of squared shares. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -160,6 +166,9 @@ static void shares_and_sums(void)
     CHECK_NEAR(st.near_share[0], (2.0 * 100 + 2.0 * 64) / 1515, 1e-15, "near floor");
     CHECK(st.broken_share == 0 && st.pieces_large == st.fragments_large &&
           st.largest_piece == st.largest_share, "without xi nothing is broken");
+    double squares = 1000.0 * 1000 + 512.0 * 512 + 3;
+    CHECK(st.weak_share == 0 && st.chunk_mean == squares / (1515.0 * 1515),
+          "without xi nothing is weak: mean chunk %.17g", st.chunk_mean);
 
     /* bad input */
     pw_error err = {0};
@@ -223,6 +232,18 @@ static void cracks_split_pieces(void)
     CHECK(st.broken_share == 0.1, "crack: broken share %g", st.broken_share);
     CHECK(st.pieces_large == 2 && st.largest_piece == 0.5 && st.second_piece == 0.4,
           "crack: %zu pieces, %g and %g", st.pieces_large, st.largest_piece, st.second_piece);
+    CHECK(st.weak_share == 0.2 && st.chunk_mean == 0.24, "crack: weak %.17g, mean chunk %.17g",
+          st.weak_share, st.chunk_mean);
+    /* the weak threshold is a factor of 1/2: J_P 1 + ln 2 / 10 = 1.0693 between these */
+    for (size_t i = 0; i < n; i++)
+        if (i % 10 == 2) jp[i] = 1.069;
+    CHECK(pw_stats_compute(&p, 0.7, 0.5, NULL, 0, 0.0, &st, NULL) == PW_OK, "crack: compute");
+    CHECK(st.weak_share == 0.1 && st.chunk_mean == 0.41,
+          "J_P 1.069 weak: %g, mean chunk %.17g", st.weak_share, st.chunk_mean);
+    for (size_t i = 0; i < n; i++)
+        if (i % 10 == 2) jp[i] = 1.07;
+    CHECK(pw_stats_compute(&p, 0.7, 0.5, NULL, 0, 0.0, &st, NULL) == PW_OK, "crack: compute");
+    CHECK(st.weak_share == 0.2 && st.chunk_mean == 0.24, "J_P 1.07 not weak: %g", st.weak_share);
     free(x), free(jp), free(xi);
 }
 
