@@ -54,6 +54,7 @@ struct pw_surfaces {
     int n_planes;
     int n_finite;            /* surfaces that live in the Embree scene */
     vec3 lo, hi;             /* [m] bounds of the finite surfaces */
+    double box_lo[3], box_hi[3]; /* the same padded beyond Embree's float rounding */
 };
 
 /* ---- analytic intersection (double) ------------------------------------- */
@@ -455,6 +456,12 @@ pw_surfaces *pw_surfaces_create(const pw_surface_desc *desc, int n, double t, pw
         pw_surfaces_destroy(s);
         return NULL;
     }
+    const double lo[3] = {s->lo.x, s->lo.y, s->lo.z}, hi[3] = {s->hi.x, s->hi.y, s->hi.z};
+    for (int k = 0; k < 3 && s->n_finite > 0; k++) {
+        double pad = 1e-5 * (1.0 + fabs(lo[k]) + fabs(hi[k]));
+        s->box_lo[k] = lo[k] - pad;
+        s->box_hi[k] = hi[k] + pad;
+    }
     return s;
 }
 
@@ -486,6 +493,41 @@ static int nearest_plane(const pw_surfaces *s, vec3 org, vec3 dir, double tmin, 
     return best;
 }
 
+/* Parameter at which org + t dir enters the finite surfaces' bounds (0 when org is
+ * inside), or INFINITY when the ray misses them. The box is padded well beyond Embree's
+ * float rounding, so no hit it reports lies before the entry. */
+static double finite_entry(const pw_surfaces *s, vec3 org, vec3 dir)
+{
+    if (s->n_finite == 0) return INFINITY;
+    const double o[3] = {org.x, org.y, org.z}, d[3] = {dir.x, dir.y, dir.z};
+    double t0 = 0, t1 = INFINITY;
+    for (int k = 0; k < 3; k++) {
+        const double a = s->box_lo[k], b = s->box_hi[k];
+        if (d[k] == 0) {
+            if (o[k] < a || o[k] > b) return INFINITY;
+            continue;
+        }
+        double inv = 1.0 / d[k], ta = (a - o[k]) * inv, tb = (b - o[k]) * inv;
+        if (ta > tb) {
+            double t = ta;
+            ta = tb, tb = t;
+        }
+        if (ta > t0) t0 = ta;
+        if (tb < t1) t1 = tb;
+        if (t0 > t1) return INFINITY;
+    }
+    return t0;
+}
+
+double pw_surfaces_clear_until(const pw_surfaces *s, vec3 org, vec3 dir)
+{
+    if (!s) return INFINITY;
+    double t = INFINITY;
+    nearest_plane(s, org, dir, 0.0, &t);
+    double te = finite_entry(s, org, dir);
+    return te < t ? te : t;
+}
+
 static void init_ray(struct RTCRay *r, vec3 org, vec3 dir, double tmin, double tmax)
 {
     r->org_x = (float)org.x;
@@ -513,7 +555,7 @@ int pw_surfaces_intersect(const pw_surfaces *s, vec3 org, vec3 dir, double tmin,
     pw_surface_role role = plane >= 0 ? s->planes[plane].role : PW_SURFACE_OPAQUE;
     int found = plane >= 0;
 
-    if (s->n_finite > 0) {
+    if (s->n_finite > 0 && finite_entry(s, org, dir) < t_best) {
         struct RTCIntersectContext ctx;
         rtcInitIntersectContext(&ctx);
         struct RTCRayHit rh;
@@ -561,7 +603,7 @@ int pw_surfaces_occluded(const pw_surfaces *s, vec3 org, vec3 dir, double tmin, 
     if (!s || !(tmax > tmin)) return 0;
     double t = tmax;
     if (nearest_plane(s, org, dir, tmin, &t) >= 0) return 1;
-    if (s->n_finite == 0) return 0;
+    if (!(finite_entry(s, org, dir) < tmax)) return 0;
     struct RTCIntersectContext ctx;
     rtcInitIntersectContext(&ctx);
     struct RTCRay r;

@@ -45,6 +45,12 @@ void pw_surfaces_destroy(pw_surfaces *s); /* NULL is a no-op */
 int pw_surfaces_intersect(const pw_surfaces *s, vec3 org, vec3 dir, double tmin, double tmax,
                           pw_surface_hit *hit);
 
+/* A distance along org + t dir (dir unit) before which no surface can be hit: the
+ * nearest infinite plane or the entry into the finite surfaces' bounds, INFINITY when
+ * neither lies ahead. Cheap (no Embree query), so a caller can find an event before it
+ * and skip pw_surfaces_intersect. */
+double pw_surfaces_clear_until(const pw_surfaces *s, vec3 org, vec3 dir);
+
 /* 1 when anything blocks org + s dir for s in (tmin, tmax). Thread safe. */
 int pw_surfaces_occluded(const pw_surfaces *s, vec3 org, vec3 dir, double tmin, double tmax);
 

@@ -189,12 +189,18 @@ static double nee_probability(const pw_renderer *r, const pw_density *d, vec3 x)
     const double tau_ref = -log(NEE_T_REF); /* T_max < NEE_T_REF beyond this depth */
     double tau = r->sigma_per_rho * pw_density_column_floor_at(d, x);
     if (tau <= tau_ref) return 1.0;
-    return fmax(exp(tau_ref - tau), 1e-300);
+    double p = (double)expf((float)(tau_ref - tau)); /* float: p needs no more */
+    return p > 1e-30 ? p : 1e-30;
 }
 
 /* ---- one path ---------------------------------------------------------------- */
 
-static double max3(vec3 a) { return fmax(a.x, fmax(a.y, a.z)); }
+/* By comparisons: libm's fmax is a call per event (NaN rules this loop never needs). */
+static inline double max3(vec3 a)
+{
+    double m = a.x > a.y ? a.x : a.y;
+    return m > a.z ? m : a.z;
+}
 
 static void trace_path(const pw_renderer *r, const instant *in, vec3 o, vec3 dir,
                        pw_rng *rng, path_result *res)
@@ -204,13 +210,22 @@ static void trace_path(const pw_renderer *r, const instant *in, vec3 o, vec3 dir
     double lobe_pdf = 0;   /* density of the last scattering direction */
     memset(res, 0, sizeof *res);
     for (;;) {
-        /* nearest surface bounds the free flight */
+        /* The nearest surface bounds the free flight. Up to t_clear no surface can be hit,
+         * so a collision found there needs no surface query; past it the tracking goes on
+         * from t_clear to the surface (free flight is memoryless: the same distribution as
+         * tracking up to the surface at once). */
         pw_surface_hit hit;
-        int has_hit = in->surf && pw_surfaces_intersect(in->surf, o, dir, 0.0, INFINITY, &hit);
-        double t_surf = has_hit ? hit.t : INFINITY;
-        double t;
-        int in_medium = pw_medium_sample_collision(in->d, r->sigma_per_rho, o, dir, 0.0, t_surf,
+        int has_hit = 0;
+        double t, t_clear = in->surf ? pw_surfaces_clear_until(in->surf, o, dir) : INFINITY;
+        int in_medium = pw_medium_sample_collision(in->d, r->sigma_per_rho, o, dir, 0.0, t_clear,
                                                    rng, &t);
+        if (!in_medium && t_clear < INFINITY) {
+            has_hit = pw_surfaces_intersect(in->surf, o, dir, 0.0, INFINITY, &hit);
+            double t_surf = has_hit ? hit.t : INFINITY;
+            if (t_surf > t_clear)
+                in_medium = pw_medium_sample_collision(in->d, r->sigma_per_rho, o, dir, t_clear,
+                                                       t_surf, rng, &t);
+        }
         if (!in_medium && !has_hit) {
             /* escaped: the environment (MIS with light sampling), the sun for camera rays */
             vec3 Le = pw_lights_env_eval(L, dir);
@@ -265,7 +280,8 @@ static void trace_path(const pw_renderer *r, const instant *in, vec3 o, vec3 dir
                                              1.0 / p_nee));
         /* Russian roulette on the throughput */
         if (res->events > (uint64_t)r->s.rr_start_depth) {
-            double q = fmin(1.0, max3(beta));
+            double q = max3(beta);
+            if (q > 1.0) q = 1.0;
             if (pw_rng_next(rng) >= q) return;
             beta = v3_scale(beta, 1.0 / q);
         }
