@@ -18,12 +18,8 @@
 /* Largest brick table we allocate: 2^27 cells (~1.5 GB of table and counts) means a
  * bounding box of 4096^3 voxels, far beyond a sane frame; a larger one is a bad input. */
 #define MAX_TABLE_CELLS ((size_t)1 << 27)
-/* Node coordinates stay well inside int range. */
-#define MAX_NODE_COORD 1.0e8
 
 /* ---- helpers --------------------------------------------------------------- */
-
-static int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
 typedef struct {
     int base[3];      /* first kernel node per axis */
@@ -44,7 +40,7 @@ static pw_status check_particles(const double *x, const double *m, size_t n, dou
             if (!isfinite(x[3 * p + k]))
                 return pw_fail(err, PW_ENUMERIC, "pw_density_rasterize: particle %zu: "
                                "position is not finite (%g)", p, x[3 * p + k]);
-            if (fabs(u) > MAX_NODE_COORD)
+            if (fabs(u) > PW_MAX_NODE_COORD)
                 return pw_fail(err, PW_EINVAL, "pw_density_rasterize: particle %zu: position "
                                "%g m is too far from the origin for spacing %g m", p,
                                x[3 * p + k], 1.0 / inv_h);
@@ -136,7 +132,7 @@ pw_density *pw_density_rasterize(const double *x, const double *m, size_t n, dou
     for (size_t p = 0; p < n; p++) {
         for (int k = 0; k < 3; k++) {
             int base = (int)floor(x[3 * p + k] * d->inv_h) - 1;
-            int b0 = floor_div(base - 1, PW_BRICK), b1 = floor_div(base + 3, PW_BRICK);
+            int b0 = pw_floor_div(base - 1, PW_BRICK), b1 = pw_floor_div(base + 3, PW_BRICK);
             if (b0 < bmin[k]) bmin[k] = b0;
             if (b1 > bmax[k]) bmax[k] = b1;
             if (base < nmin[k]) nmin[k] = base;
@@ -175,9 +171,9 @@ pw_density *pw_density_rasterize(const double *x, const double *m, size_t n, dou
         int b0[3], b1[3], bo[3];
         for (int k = 0; k < 3; k++) {
             int base = (int)floor(x[3 * p + k] * d->inv_h) - 1;
-            b0[k] = floor_div(base - 1, PW_BRICK) - d->blo[k];
-            b1[k] = floor_div(base + 3, PW_BRICK) - d->blo[k];
-            bo[k] = floor_div(base, PW_BRICK) - d->blo[k];
+            b0[k] = pw_floor_div(base - 1, PW_BRICK) - d->blo[k];
+            b1[k] = pw_floor_div(base + 3, PW_BRICK) - d->blo[k];
+            bo[k] = pw_floor_div(base, PW_BRICK) - d->blo[k];
         }
         for (int bz = b0[2]; bz <= b1[2]; bz++)
             for (int by = b0[1]; by <= b1[1]; by++)
@@ -275,8 +271,8 @@ double pw_density_field_node(const pw_density *d, const double *field, int i, in
     if (!d || d->nbricks == 0) return 0.0;
     int n[3] = {i, j, k}, b[3], l[3];
     for (int a = 0; a < 3; a++) {
-        if (fabs((double)n[a]) > MAX_NODE_COORD) return 0.0;
-        b[a] = floor_div(n[a], PW_BRICK);
+        if (fabs((double)n[a]) > PW_MAX_NODE_COORD) return 0.0;
+        b[a] = pw_floor_div(n[a], PW_BRICK);
         l[a] = n[a] - b[a] * PW_BRICK;
         b[a] -= d->blo[a];
         if (b[a] < 0 || b[a] >= d->bdim[a]) return 0.0;
@@ -320,21 +316,10 @@ void pw_density_visit(const pw_density *d, pw_density_node_fn fn, void *user)
 double pw_density_lookup(const pw_density *d, vec3 x)
 {
     if (!d || d->nbricks == 0) return 0.0;
-    double u[3] = {x.x * d->inv_h, x.y * d->inv_h, x.z * d->inv_h};
-    int b[3], l[3];
+    int32_t s;
+    int l[3];
     double f[3];
-    for (int k = 0; k < 3; k++) {
-        if (!(fabs(u[k]) < MAX_NODE_COORD)) return 0.0;
-        double fl = floor(u[k]);
-        int i = (int)fl;
-        f[k] = u[k] - fl;
-        b[k] = floor_div(i, PW_BRICK);
-        l[k] = i - b[k] * PW_BRICK;
-        b[k] -= d->blo[k];
-        if (b[k] < 0 || b[k] >= d->bdim[k]) return 0.0;
-    }
-    int32_t s = d->slot[pw_density_cell(d, b[0], b[1], b[2])];
-    if (s < 0) return 0.0;
+    if (!pw_density_locate(d, x, &s, l, f)) return 0.0;
     const double *r = d->rho + (size_t)s * PW_BRICK_SIZE +
                       (l[2] * PW_BRICK_NODES + l[1]) * PW_BRICK_NODES + l[0];
     const int sy = PW_BRICK_NODES, sz = PW_BRICK_NODES * PW_BRICK_NODES;

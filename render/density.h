@@ -40,6 +40,13 @@ struct pw_density {
                              NULL when not built                                     */
 };
 
+/* Node coordinates (x / h) beyond this are refused as bad input: they stay well inside
+ * int range. */
+#define PW_MAX_NODE_COORD 1.0e8
+
+/* Floor of a / b for b > 0. */
+static inline int pw_floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
 /* Table cell index of brick coordinate (bx, by, bz) relative to blo, x fastest. */
 static inline size_t pw_density_cell(const struct pw_density *d, int bx, int by, int bz)
 {
@@ -62,24 +69,37 @@ double pw_density_lookup(const struct pw_density *d, vec3 x);
 /* Builds d->column_floor. @return PW_OK or PW_ENOMEM. */
 pw_status pw_density_build_column_floor(struct pw_density *d, pw_error *err);
 
+/* Locates world point x: the slot of the brick holding it, the cell's local coordinates
+ * l (0..7) in that brick and the fractions f within the cell. Returns 0 when x lies
+ * outside the brick table or in an empty brick. */
+static inline int pw_density_locate(const struct pw_density *d, vec3 x, int32_t *slot,
+                                    int l[3], double f[3])
+{
+    const double u[3] = {x.x * d->inv_h, x.y * d->inv_h, x.z * d->inv_h};
+    int b[3];
+    for (int k = 0; k < 3; k++) {
+        if (!(fabs(u[k]) < PW_MAX_NODE_COORD)) return 0;
+        double fl = floor(u[k]);
+        int i = (int)fl;
+        f[k] = u[k] - fl;
+        b[k] = pw_floor_div(i, PW_BRICK);
+        l[k] = i - b[k] * PW_BRICK;
+        b[k] -= d->blo[k];
+        if (b[k] < 0 || b[k] >= d->bdim[k]) return 0;
+    }
+    *slot = d->slot[pw_density_cell(d, b[0], b[1], b[2])];
+    return *slot >= 0;
+}
+
 /* The column floor [kg/m^2] of the cell holding x: every ray from x crosses at least this
  * much snow per unit area, so its transmittance is at most exp(-sigma_per_rho q). 0 where
  * there is no floor (outside occupied bricks, or none built). */
 static inline double pw_density_column_floor_at(const struct pw_density *d, vec3 x)
 {
-    if (!d->column_floor) return 0.0;
-    const double u[3] = {x.x * d->inv_h, x.y * d->inv_h, x.z * d->inv_h};
-    int b[3], l[3];
-    for (int k = 0; k < 3; k++) {
-        if (!(fabs(u[k]) < 1.0e8)) return 0.0;
-        int i = (int)floor(u[k]);
-        b[k] = i >= 0 ? i / PW_BRICK : -((-i + PW_BRICK - 1) / PW_BRICK);
-        l[k] = i - b[k] * PW_BRICK;
-        b[k] -= d->blo[k];
-        if (b[k] < 0 || b[k] >= d->bdim[k]) return 0.0;
-    }
-    int32_t s = d->slot[pw_density_cell(d, b[0], b[1], b[2])];
-    if (s < 0) return 0.0;
+    int32_t s;
+    int l[3];
+    double f[3];
+    if (!d->column_floor || !pw_density_locate(d, x, &s, l, f)) return 0.0;
     return d->column_floor[(size_t)s * (PW_BRICK * PW_BRICK * PW_BRICK) +
                            (size_t)((l[2] * PW_BRICK + l[1]) * PW_BRICK + l[0])];
 }

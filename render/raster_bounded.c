@@ -46,11 +46,8 @@
  * the detail varies from particle to particle (~6 in reach) yet is resolved by the phi
  * samples h_sim / 2 apart. */
 #define DETAIL_RADIUS 0.75
-/* Largest brick table (as density.c) and largest node coordinate. */
+/* Largest brick table (as density.c). */
 #define MAX_TABLE_CELLS ((size_t)1 << 27)
-#define MAX_NODE_COORD 1.0e8
-
-static int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
 /* ---- particles sorted by cell, with a hash from cell to its run ------------ */
 
@@ -352,8 +349,8 @@ static pw_status fine_bricks(pw_density *d, const double *x, size_t n, double re
     int bmin[3] = {INT32_MAX, INT32_MAX, INT32_MAX}, bmax[3] = {INT32_MIN, INT32_MIN, INT32_MIN};
     for (size_t p = 0; p < n; p++)
         for (int k = 0; k < 3; k++) {
-            int b0 = floor_div((int)floor((x[3 * p + k] - reach) * d->inv_h), PW_BRICK);
-            int b1 = floor_div((int)floor((x[3 * p + k] + reach) * d->inv_h), PW_BRICK);
+            int b0 = pw_floor_div((int)floor((x[3 * p + k] - reach) * d->inv_h), PW_BRICK);
+            int b1 = pw_floor_div((int)floor((x[3 * p + k] + reach) * d->inv_h), PW_BRICK);
             if (b0 < bmin[k]) bmin[k] = b0;
             if (b1 > bmax[k]) bmax[k] = b1;
         }
@@ -377,8 +374,8 @@ static pw_status fine_bricks(pw_density *d, const double *x, size_t n, double re
     for (size_t p = 0; p < n; p++) {
         int b0[3], b1[3];
         for (int k = 0; k < 3; k++) {
-            b0[k] = floor_div((int)floor((x[3 * p + k] - reach) * d->inv_h), PW_BRICK) - d->blo[k];
-            b1[k] = floor_div((int)floor((x[3 * p + k] + reach) * d->inv_h), PW_BRICK) - d->blo[k];
+            b0[k] = pw_floor_div((int)floor((x[3 * p + k] - reach) * d->inv_h), PW_BRICK) - d->blo[k];
+            b1[k] = pw_floor_div((int)floor((x[3 * p + k] + reach) * d->inv_h), PW_BRICK) - d->blo[k];
         }
         for (int bz = b0[2]; bz <= b1[2]; bz++)
             for (int by = b0[1]; by <= b1[1]; by++)
@@ -458,7 +455,7 @@ static void coarse_add(const pw_density *q, double *f, const int n[3], double v)
 {
     int b[3], l[3];
     for (int a = 0; a < 3; a++) {
-        b[a] = floor_div(n[a], PW_BRICK);
+        b[a] = pw_floor_div(n[a], PW_BRICK);
         l[a] = n[a] - b[a] * PW_BRICK;
     }
     for (int m = 0; m < 8; m++) {
