@@ -34,6 +34,7 @@
 
 typedef double v4d __attribute__((vector_size(32)));
 typedef double v8d __attribute__((vector_size(64)));
+typedef float v8f __attribute__((vector_size(32)));
 
 /* (through pointers: a wide vector as a return value would change the ABI between
  * the clones) */

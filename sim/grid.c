@@ -20,12 +20,12 @@ static void key_coords(uint64_t key, int64_t b[3])
     b[2] = (int64_t)((key >> (2 * PW_BLOCK_COORD_BITS)) & COORD_MASK);
 }
 
-/* Grows *p to hold at least n elements of size sz (capacity doubling). */
+/* Grows *p to hold at least n elements of size sz, with a quarter more room: counts
+ * drift from step to step, and doubling would leave up to half of each array unused. */
 static int grow(void **p, size_t *cap, size_t n, size_t sz)
 {
     if (n <= *cap) return 0;
-    size_t c = *cap ? *cap : 1024;
-    while (c < n) c *= 2;
+    size_t c = n + n / 4 + 1024;
     void *q = realloc(*p, c * sz);
     if (!q) return -1;
     *p = q;

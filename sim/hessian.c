@@ -23,7 +23,7 @@
  * like the other terms. Each entry of the upper triangle is formed once and stored in
  * both triangles, so every particle's K is exactly symmetric (and the assembled
  * operator symmetric up to the rounding of its sums). */
-static void linearise_stress(const pw_fcr_cache *c, double V0, double K[PW_K_ENTRIES])
+static void linearise_stress(const pw_fcr_cache *c, double V0, float K[PW_K_ENTRIES])
 {
     const mat3 F = c->F, R = c->R, Minv = c->inv_trS_minus_S;
     double k_mu = 2.0 * c->mu * V0, k_vol = c->lambda * V0 * c->J * c->J,
@@ -49,7 +49,7 @@ static void linearise_stress(const pw_fcr_cache *c, double V0, double K[PW_K_ENT
             v *= k_mu;
             if (i == j && k == l) v += k_vol + k_cof;
             if (i == l && j == k) v -= k_cof;
-            K[9 * r + q] = K[9 * q + r] = v;
+            K[9 * r + q] = K[9 * q + r] = (float)v;
         }
     }
 }
@@ -63,28 +63,36 @@ void pw_mpm_prepare_stress(pw_sim *s)
         /* eq. 2 with J_P clamped so that e^{xi (1 - J_P)} stays finite */
         double Jp = clamp(m3_det(pt->Fp[p]), pt->Jp_min[p], pt->Jp_max[p]);
         double hard = pw_hardening(pt->xi[p], Jp);
+        pw_fcr_cache c;
         if (s->fe_svd_valid)
-            pw_fcr_cache_init_svd(&s->fcr[p], pt->Fe[p], &s->fe_svd[p], pt->mu0[p] * hard,
-                                  pt->lambda0[p] * hard);
+            pw_fcr_cache_init_svd(&c, pt->Fe[p], &s->fe_svd[p], pt->mu0[p] * hard, pt->lambda0[p] * hard);
         else
-            pw_fcr_cache_init(&s->fcr[p], pt->Fe[p], pt->mu0[p] * hard, pt->lambda0[p] * hard);
-        linearise_stress(&s->fcr[p], pt->V0[p], s->K[p]);
+            pw_fcr_cache_init(&c, pt->Fe[p], pt->mu0[p] * hard, pt->lambda0[p] * hard);
+        linearise_stress(&c, pt->V0[p], s->K[p]);
+        /* P = 2 mu (F - R) + lambda (J - 1) cof(F), from the polar part just formed */
+        mat3 P = m3_add(m3_scale(m3_sub(c.F, c.R), 2.0 * c.mu), m3_scale(c.cofF, c.lambda * (c.J - 1.0)));
+        mat3 B = m3_scale(m3_mul(P, m3_transpose(pt->Fe[p])), -pt->V0[p]);
+        pw_pstress *st = &s->stress[p];
+        memcpy(st->B, B.m, sizeof st->B);
+        st->mu = c.mu;
+        st->lambda = c.lambda;
     }
 }
 
 /* ---- the Hessian action ---------------------------------------------------------- */
 
 
-/* B = K G: B[0..7] as a sum of K's columns (its rows, K being symmetric) */
-BOX_INLINE void apply_K(const double K[PW_K_ENTRIES], const double G[9], double B[9])
+/* B = K G: B[0..7] as a sum of K's columns (its rows, K being symmetric), widened to
+ * double */
+BOX_INLINE void apply_K(const float K[PW_K_ENTRIES], const double G[9], double B[9])
 {
     v8d acc = {-0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0};
     double last = 0;
     for (int c = 0; c < 9; c++) {
-        v8d col;
+        v8f col;
         memcpy(&col, K + 9 * c, sizeof col);
-        acc += col * G[c];
-        last += K[9 * c + 8] * G[c];
+        acc += __builtin_convertvector(col, v8d) * G[c];
+        last += (double)K[9 * c + 8] * G[c];
     }
     memcpy(B, &acc, sizeof acc);
     B[8] = last;
@@ -156,11 +164,11 @@ BOX_CLONES static void diagonal_home(const pw_sim *s, uint32_t home, void *ctx)
     box_zero(&out);
     for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
         const pw_pstep *q = &s->ps[p];
-        const double *K = s->K[p];
+        const float *K = s->K[p];
         double kk[6][4] = {{0}}; /* [j][a]: xx yy zz xy xz yz of block K_aa, off-diagonals
                                     doubled */
         for (int a = 0; a < 3; a++) {
-            const double *Kr = K + 9 * 3 * a + 3 * a; /* K_aa's first entry; rows 9 apart */
+            const float *Kr = K + 9 * 3 * a + 3 * a; /* K_aa's first entry; rows 9 apart */
             kk[0][a] = Kr[0];
             kk[1][a] = Kr[10];
             kk[2][a] = Kr[20];

@@ -5,7 +5,7 @@
 
 #include "mpm_internal.h"
 
-/* Hardened mu, lambda, R, S of Fe^n per particle (pw_fcr_cache) and each particle's K. */
+/* Per particle: the stress forces' matrix and hardened mu, lambda (pw_pstress), and K. */
 void pw_mpm_prepare_stress(pw_sim *s);
 /* (H u)_i = sum_p V0 dP(Fe; (sum_j u_j grad w_jp^T) Fe) Fe^T grad w_ip, eqs. 7-8.
  * Needs pw_mpm_prepare_stress; uses s->u4, s->Hu4 as scratch (the tests' form). */

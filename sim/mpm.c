@@ -42,27 +42,35 @@ static pw_status reserve_step(pw_sim *s, pw_error *err)
     size_t n = s->pt.n;
     if (n <= s->cap_step && s->cap_step) return PW_OK;
     size_t c = s->pt.cap;
-    if (grow_array((void **)&s->ps, c, sizeof *s->ps) || grow_array((void **)&s->fcr, c, sizeof *s->fcr) ||
+    _Static_assert(sizeof *s->K >= sizeof(pw_svd3) && sizeof *s->K >= sizeof(mat3),
+                   "the reorder goes through K: it must hold the largest element reordered");
+    if (grow_array((void **)&s->ps, c, sizeof *s->ps) ||
+        grow_array((void **)&s->stress, c, sizeof *s->stress) ||
         grow_array((void **)&s->K, c, sizeof *s->K) ||
         grow_array((void **)&s->home_scratch, c, sizeof *s->home_scratch) || /* homes <= particles */
         grow_array((void **)&s->fe_svd, c, sizeof *s->fe_svd) ||
-        grow_array((void **)&s->perm, c, sizeof *s->perm) ||
-        grow_array(&s->reorder_tmp, c, sizeof(pw_svd3))) /* the largest element reordered */
+        grow_array((void **)&s->perm, c, sizeof *s->perm))
         return pw_fail(err, PW_ENOMEM, "sim: cannot allocate step scratch for %zu particles", c);
     s->cap_step = c;
     return PW_OK;
 }
 
-/* Per-node solver vectors and the partial-sum buffer. */
+/* Per-node solver vectors, and the partial-sum buffer (loops.h), whose chunks cover node
+ * and particle arrays. Node vectors grow by a quarter beyond the need: the node count
+ * drifts from step to step, and doubling would leave up to half of the largest arrays
+ * of the solve unused. */
 static pw_status reserve_solve(pw_sim *s, pw_error *err)
 {
     size_t nn = pw_grid_node_count(&s->grid);
-    size_t need = nn > s->pt.n ? nn : s->pt.n;
-    if (need <= s->cap_solve && s->cap_solve) return PW_OK;
-    size_t c = s->cap_solve ? s->cap_solve : 4096;
-    while (c < need) c *= 2;
-    if (grow_array((void **)&s->inv_sqrt_m, c, sizeof *s->inv_sqrt_m) ||
-        grow_array((void **)&s->partial, 2 * (c / 1024 + 2), sizeof *s->partial))
+    size_t need_partial = 2 * pw_sum_chunks(nn > s->pt.n ? nn : s->pt.n);
+    if (need_partial > s->cap_partial) {
+        if (grow_array((void **)&s->partial, need_partial, sizeof *s->partial))
+            return pw_fail(err, PW_ENOMEM, "sim: cannot allocate %zu partial sums", need_partial);
+        s->cap_partial = need_partial;
+    }
+    if (nn <= s->cap_solve && s->cap_solve) return PW_OK;
+    size_t c = nn + nn / 4 + 4096;
+    if (grow_array((void **)&s->inv_sqrt_m, c, sizeof *s->inv_sqrt_m))
         return pw_fail(err, PW_ENOMEM, "sim: cannot allocate solver vectors for %zu nodes", c);
     for (int k = 0; k < 5; k++)
         if (grow_array((void **)&s->cr[k], c, sizeof *s->cr[k]))
@@ -132,7 +140,7 @@ static pw_status grid_failure(const pw_sim *s, const vec3 *const *fields, int n_
         for (size_t p = 0; p < s->pt.n; p++) {
             int touched = pass == 1;
             for (int f = 0; f < n_fields && !touched; f++) touched = node_nonfinite(s, p, fields[f]);
-            double k = s->fcr[p].mu + s->fcr[p].lambda;
+            double k = s->stress[p].mu + s->stress[p].lambda;
             if (touched && (k > best_k || best == s->pt.n)) {
                 best = p;
                 best_k = k;
@@ -142,7 +150,7 @@ static pw_status grid_failure(const pw_sim *s, const vec3 *const *fields, int n_
         pw_error_prefix(err, "sim step %" PRIu64 " (t = %.9g s)", s->steps, s->t);
     } else {
         pw_error_prefix(err, "sim step %" PRIu64 " (t = %.9g s): particle %u (mu %g Pa, stiffest "
-                        "near the blow-up)", s->steps, s->t, s->pt.id[best], s->fcr[best].mu);
+                        "near the blow-up)", s->steps, s->t, s->pt.id[best], s->stress[best].mu);
     }
     if (err) err->code = PW_ENUMERIC;
     return PW_ENUMERIC;

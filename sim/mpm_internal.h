@@ -19,6 +19,7 @@
  * particles.c, for everything that handles them as a set. */
 typedef struct pw_particles {
     size_t n, cap;
+    int apic;         /* the fields marked apic_only are held (else NULL, not saved) */
     vec3 *x;          /* [m]                                        */
     vec3 *v;          /* [m/s]                                      */
     double *m;        /* [kg]                                       */
@@ -49,6 +50,14 @@ static inline size_t pw_stencil_node(const pw_grid *g, const pw_pstep *q, int a,
            (size_t)((ox & 3) | ((oy & 3) << 2) | ((oz & 3) << 4));
 }
 
+/* What the stress forces of a step need of a particle, from pw_mpm_prepare_stress:
+ * the matrix eq. 5 applies to grad w_ip, and the hardened Lame parameters (for the
+ * tests' displaced forces and energies, and failure reports). */
+typedef struct {
+    double B[9];        /* -V0 P(Fe) Fe^T, row-major      */
+    double mu, lambda;  /* [Pa] hardened, eq. 2           */
+} pw_pstress;
+
 /* A node vector padded to four doubles: the stencil loops (box.h) move whole nodes as
  * one 4-wide vector. The pad is 0, except in P2G, where it carries the node's mass. */
 typedef struct {
@@ -60,7 +69,11 @@ typedef struct {
  * iterates, so it is built once per step and stored whole, row by row (entry (r, c) at
  * 9 r + c): the Hessian action adds its rows as 8-wide vectors, which costs a quarter
  * of the scalar products on a packed triangle (measured: 85 -> 63 ns per particle and
- * action at 3e5 particles, more than paying for the 288 extra bytes it reads). */
+ * action at 3e5 particles). It is stored in float: the action streams every particle's
+ * K from memory about nine times a step, and its speed is that of the stream. K is
+ * formed in double and rounded once, entry by entry, so it stays exactly symmetric;
+ * the action widens each entry back to double and sums in double. The rounding
+ * (2^-24 of each entry) perturbs the operator far below the solve's tolerance. */
 #define PW_K_ENTRIES 81
 
 /* Phases of a step, timed by substep() for the benchmark (not part of any result). */
@@ -112,8 +125,8 @@ struct pw_sim {
     /* per-step scratch, sized with the particles / nodes */
     size_t cap_step;
     pw_pstep *ps;
-    pw_fcr_cache *fcr;          /* R, S, cof(Fe^n), hardened mu, lambda */
-    double (*K)[PW_K_ENTRIES];   /* the linearised stress of each particle (pw_mpm_prepare_stress) */
+    pw_pstress *stress;
+    float (*K)[PW_K_ENTRIES];    /* the linearised stress of each particle (pw_mpm_prepare_stress) */
     size_t *home_scratch;       /* one entry per home block */
     pw_svd3 *fe_svd;            /* SVD of each Fe from the last plasticity step, which the
                                    next step's stress reuses instead of factoring Fe again */
@@ -121,9 +134,9 @@ struct pw_sim {
                                    particles, a loaded cache) and at the start of each
                                    pw_sim_advance_to call, so a run resumed from a cache
                                    repeats the bits of one that was not interrupted */
-    uint32_t *perm;
-    void *reorder_tmp;
-    size_t cap_solve;
+    uint32_t *perm;             /* the sort's permutation; the reorder it drives goes through
+                                   K's storage, which holds nothing between steps */
+    size_t cap_solve, cap_partial;
     double *inv_sqrt_m;         /* per node, 0 where m = 0 */
     vec3 *cr[5];                /* CR vectors x r p Ar Ap */
     pw_vec4 *u4, *Hu4;          /* the Hessian action's input M^-1/2 r and output */
@@ -142,6 +155,19 @@ struct pw_sim {
     uint32_t *warm_map;         /* per current block: its index among warm_keys, or
                                    UINT32_MAX */
 };
+
+/* ---- memory.c ------------------------------------------------------------ */
+#define PW_MPM_MEMORY_ITEMS 48
+typedef struct {
+    int count;
+    size_t total;          /* [bytes] */
+    struct {
+        const char *name;
+        size_t bytes;
+    } item[PW_MPM_MEMORY_ITEMS];
+} pw_mpm_memory;
+/* The bytes the solver has reserved, by array group. */
+void pw_mpm_memory_report(const pw_sim *s, pw_mpm_memory *m);
 
 /* ---- mpm.c --------------------------------------------------------------- */
 /* Sizes the step scratch, sorts particles, rebuilds the grid and the weights of x^n:

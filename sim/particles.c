@@ -47,10 +47,16 @@ void **pw_seeded_array(pw_seeded *s, const pw_particle_field *f)
     return f->seeded_offset == PW_NOT_SEEDED ? NULL : (void **)((char *)s + f->seeded_offset);
 }
 
+int pw_particle_field_held(const pw_particles *pt, const pw_particle_field *f)
+{
+    return !f->apic_only || pt->apic;
+}
+
 pw_status pw_particles_reserve(pw_particles *pt, size_t cap, pw_error *err)
 {
     if (cap <= pt->cap) return PW_OK;
     for (int k = 0; k < pw_particle_field_count; k++) {
+        if (!pw_particle_field_held(pt, &pw_particle_fields[k])) continue;
         void **a = pw_particle_array(pt, &pw_particle_fields[k]);
         void *q = realloc(*a, cap * pw_particle_field_bytes(&pw_particle_fields[k]));
         if (!q) return pw_fail(err, PW_ENOMEM, "sim: cannot allocate %zu particles", cap);

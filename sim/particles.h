@@ -27,12 +27,15 @@ typedef struct {
     size_t offset;          /* of the array pointer in pw_particles                 */
     size_t seeded_offset;   /* of the array pointer in pw_seeded, or PW_NOT_SEEDED:
                                the solver sets the initial value (pw_sim_add_particles) */
-    int apic_only;          /* meaningful (and kept in step with the sort) under APIC
-                               only; zero otherwise                                  */
+    int apic_only;          /* held, sorted and saved under APIC only (a PIC/FLIP
+                               run neither stores nor writes it)                      */
 } pw_particle_field;
 
 extern const pw_particle_field pw_particle_fields[];
 extern const int pw_particle_field_count;
+
+/* Whether pt holds field f: fields marked apic_only only under APIC. */
+int pw_particle_field_held(const pw_particles *pt, const pw_particle_field *f);
 
 /* Bytes per particle of field f. */
 size_t pw_particle_field_bytes(const pw_particle_field *f);

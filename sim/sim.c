@@ -78,9 +78,10 @@ static pw_status reserve_particles(pw_sim *s, size_t n, pw_error *err)
 {
     pw_particles *pt = &s->pt;
     if (n <= pt->cap) return PW_OK;
-    size_t c = pt->cap ? pt->cap : 1024;
-    while (c < n) c *= 2;
-    return pw_particles_reserve(pt, c, err);
+    /* exact for the usual one batch a body; half again over the last size when
+     * batches keep coming, so that adding stays linear in the particles added */
+    size_t c = pt->cap + pt->cap / 2;
+    return pw_particles_reserve(pt, n > c ? n : c, err);
 }
 
 /* ---- handle -------------------------------------------------------------------------- */
@@ -94,6 +95,7 @@ pw_sim *pw_sim_create(const pw_sim_params *p, pw_error *err)
         return NULL;
     }
     s->p = *p;
+    s->pt.apic = p->transfer == PW_TRANSFER_APIC;
     s->threads_max = p->threads > 0 ? p->threads : omp_get_max_threads();
     s->threads = s->threads_max;
     s->particles_per_thread = 16384; /* below this, another thread costs more than it saves */
@@ -116,7 +118,7 @@ void pw_sim_destroy(pw_sim *s)
     if (!s) return;
     pw_colliders_destroy(s->colliders);
     pw_particles_free(&s->pt);
-    void *arrays[] = {s->ps, s->fcr, s->K, s->home_scratch, s->fe_svd, s->perm, s->reorder_tmp, s->inv_sqrt_m, s->partial};
+    void *arrays[] = {s->ps, s->stress, s->K, s->home_scratch, s->fe_svd, s->perm, s->inv_sqrt_m, s->partial};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) free(arrays[k]);
     for (int k = 0; k < 5; k++) free(s->cr[k]);
     free(s->warm_keys);
@@ -183,7 +185,7 @@ pw_status pw_sim_add_particles(pw_sim *s, const pw_seeded *in, pw_error *err)
         pt->V0[p] = 0; /* set from the grid at the particle's first step (step 2) */
         pt->Fe[p] = m3_identity();
         pt->Fp[p] = m3_identity();
-        pt->C[p] = m3_zero();
+        if (pt->apic) pt->C[p] = m3_zero();
         pt->id[p] = (uint32_t)p;
     }
     for (int f = 0; f < pw_particle_field_count; f++) {

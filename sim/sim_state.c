@@ -42,20 +42,25 @@ pw_status pw_sim_save(const pw_sim *s, const char *path, int64_t frame, uint64_t
     double *Jp = malloc((pt->n ? pt->n : 1) * sizeof *Jp);
     if (!Jp) return pw_fail(err, PW_ENOMEM, "%s: cannot allocate Jp for %zu particles", path, pt->n);
     for (size_t p = 0; p < pt->n; p++) Jp[p] = m3_det(pt->Fp[p]);
+    int na = 0;
     for (int k = 0; k < pw_particle_field_count; k++) {
-        memset(&attrs[k], 0, sizeof attrs[k]);
-        snprintf(attrs[k].name, sizeof attrs[k].name, "%s", pw_particle_fields[k].name);
-        attrs[k].type = pw_particle_fields[k].type;
-        attrs[k].components = pw_particle_fields[k].components;
-        attrs[k].data = *pw_particle_array((pw_particles *)pt, &pw_particle_fields[k]);
+        const pw_particle_field *fd = &pw_particle_fields[k];
+        if (!pw_particle_field_held(pt, fd)) continue;
+        memset(&attrs[na], 0, sizeof attrs[na]);
+        snprintf(attrs[na].name, sizeof attrs[na].name, "%s", fd->name);
+        attrs[na].type = fd->type;
+        attrs[na].components = fd->components;
+        attrs[na].data = *pw_particle_array((pw_particles *)pt, fd);
+        na++;
     }
-    memset(&attrs[pw_particle_field_count], 0, sizeof attrs[pw_particle_field_count]);
-    snprintf(attrs[pw_particle_field_count].name, sizeof attrs[pw_particle_field_count].name, "Jp");
-    attrs[pw_particle_field_count].type = PW_F64;
-    attrs[pw_particle_field_count].components = 1;
-    attrs[pw_particle_field_count].data = Jp;
+    memset(&attrs[na], 0, sizeof attrs[na]);
+    snprintf(attrs[na].name, sizeof attrs[na].name, "Jp");
+    attrs[na].type = PW_F64;
+    attrs[na].components = 1;
+    attrs[na].data = Jp;
+    na++;
 
-    pw_cache_frame f = frame_of(s, frame, sim_hash, attrs, pw_particle_field_count + 1);
+    pw_cache_frame f = frame_of(s, frame, sim_hash, attrs, na);
     /* counters are below 2^53, so doubles hold them exactly */
     pw_status rc = pw_cache_global_set(&f, "dt_last", s->dt_last, err);
     if (rc == PW_OK) rc = pw_cache_global_set(&f, "cr_iterations_last", s->cr_iterations_last, err);
@@ -119,6 +124,8 @@ static pw_status check_loaded(const pw_sim *s, const char *path, const pw_cache_
         return pw_fail(err, PW_EFORMAT, "%s: too many particles (%llu)", path,
                        (unsigned long long)f->count);
     for (int k = 0; k < pw_particle_field_count; k++) {
+        if (!pw_particle_field_held(&s->pt, &pw_particle_fields[k])) continue; /* (older caches
+                                                                                  carry C zeroed) */
         const pw_cache_attr *a = pw_cache_find(f, pw_particle_fields[k].name);
         if (!a || a->type != pw_particle_fields[k].type || a->components != pw_particle_fields[k].components)
             return pw_fail(err, PW_EFORMAT, "%s: attribute '%s' missing or of the wrong type", path,
@@ -156,12 +163,12 @@ pw_status pw_sim_load(pw_sim *s, const char *path, pw_error *err)
     }
     pw_particles *pt = &s->pt;
     for (int k = 0; k < pw_particle_field_count; k++) {
-        memcpy(*pw_particle_array(pt, &pw_particle_fields[k]), pw_cache_find(&f, pw_particle_fields[k].name)->data,
-               f.count * pw_particle_field_bytes(&pw_particle_fields[k]));
+        const pw_particle_field *fd = &pw_particle_fields[k];
+        if (!pw_particle_field_held(pt, fd)) continue;
+        memcpy(*pw_particle_array(pt, fd), pw_cache_find(&f, fd->name)->data,
+               f.count * pw_particle_field_bytes(fd));
     }
     pt->n = (size_t)f.count;
-    if (s->p.transfer != PW_TRANSFER_APIC) /* unused, and not kept in step with the sort */
-        memset(pt->C, 0, pt->n * sizeof *pt->C);
     s->failed = 0;
     s->t = f.time;
     s->steps = f.step;

@@ -40,7 +40,7 @@ static void gather_elements(char *dst, const char *src, size_t sz, const uint32_
 /* Applies perm to one particle array of n elements of size sz, through tmp. */
 static void reorder(pw_sim *s, void *arr, size_t sz, const uint32_t *perm, size_t n)
 {
-    char *src = arr, *dst = s->reorder_tmp;
+    char *src = arr, *dst = (char *)s->K;
     long nc = (long)((n + REORDER_CHUNK - 1) / REORDER_CHUNK);
 #pragma omp parallel num_threads(s->threads)
     {
@@ -66,7 +66,7 @@ static void reorder_particles(pw_sim *s)
     if (identity) return;
     for (int f = 0; f < pw_particle_field_count; f++) {
         const pw_particle_field *fd = &pw_particle_fields[f];
-        if (fd->apic_only && s->p.transfer != PW_TRANSFER_APIC) continue; /* all 0 */
+        if (!pw_particle_field_held(pt, fd)) continue;
         reorder(s, *pw_particle_array(pt, fd), pw_particle_field_bytes(fd), s->perm, n);
     }
     if (s->fe_svd_valid) reorder(s, s->fe_svd, sizeof *s->fe_svd, s->perm, n);
@@ -218,18 +218,16 @@ static mat3 displaced_Fe(const pw_sim *s, size_t p, const vec3 *dx)
     return m3_mul(m3_add(m3_identity(), G), s->pt.Fe[p]);
 }
 
-/* B = -V0 P(Fe_hat) Fe^T of one particle, which eq. 5 applies to grad w_ip */
+/* B = -V0 P(Fe_hat) Fe^T of one particle, which eq. 5 applies to grad w_ip: at dx = 0
+ * (the step) as pw_mpm_prepare_stress formed it */
 static void force_matrix(const pw_sim *s, size_t p, const vec3 *dx, double B9[9])
 {
-    const pw_fcr_cache *c = &s->fcr[p];
-    mat3 P;
-    if (dx) {
-        P = pw_fcr_stress(displaced_Fe(s, p, dx), c->mu, c->lambda);
-    } else {
-        /* P = 2 mu (F - R) + lambda (J - 1) cof(F), from the cached polar part */
-        P = m3_add(m3_scale(m3_sub(c->F, c->R), 2.0 * c->mu),
-                   m3_scale(c->cofF, c->lambda * (c->J - 1.0)));
+    const pw_pstress *st = &s->stress[p];
+    if (!dx) {
+        memcpy(B9, st->B, sizeof st->B);
+        return;
     }
+    mat3 P = pw_fcr_stress(displaced_Fe(s, p, dx), st->mu, st->lambda);
     mat3 B = m3_scale(m3_mul(P, m3_transpose(s->pt.Fe[p])), -s->pt.V0[p]);
     memcpy(B9, B.m, 9 * sizeof *B9);
 }
@@ -268,7 +266,7 @@ double pw_mpm_energy(pw_sim *s, const vec3 *dx)
 #pragma omp parallel for schedule(static) num_threads(s->threads)
     for (long p = 0; p < n; p++) {
         mat3 F = dx ? displaced_Fe(s, (size_t)p, dx) : pt->Fe[p];
-        e[p] = pt->V0[p] * pw_fcr_energy(F, s->fcr[p].mu, s->fcr[p].lambda);
+        e[p] = pt->V0[p] * pw_fcr_energy(F, s->stress[p].mu, s->stress[p].lambda);
     }
     double sum = pw_mpm_sum(s, e, pt->n);
     free(e);

@@ -32,8 +32,11 @@ static vec3 angular_particles(const pw_sim *s)
     double D = s->p.h * s->p.h / 3.0;
     vec3 L = v3_zero();
     for (size_t p = 0; p < s->pt.n; p++) {
-        const mat3 *C = &s->pt.C[p];
-        vec3 aff = v3(C->m[2][1] - C->m[1][2], C->m[0][2] - C->m[2][0], C->m[1][0] - C->m[0][1]);
+        vec3 aff = v3_zero(); /* (PIC/FLIP holds no C) */
+        if (s->pt.C) {
+            const mat3 *C = &s->pt.C[p];
+            aff = v3(C->m[2][1] - C->m[1][2], C->m[0][2] - C->m[2][0], C->m[1][0] - C->m[0][1]);
+        }
         L = v3_madd(L, v3_add(v3_cross(s->pt.x[p], s->pt.v[p]), v3_scale(aff, D)), s->pt.m[p]);
     }
     return L;

@@ -6,7 +6,7 @@
  *
  *   bench_sim_snowball [--frames N] [--particles N] [--threads N] [--speed V]
  *                      [--tolerance T] [--save FILE] [--compare FILE] [--cache FILE]
- *                      [--kernels REPS]
+ *                      [--kernels REPS] [--sweep]
  *
  * --tolerance sets cr_tolerance; --save writes the final positions (by particle id,
  * doubles) and --compare reports the largest and RMS distance to a saved run, to see
@@ -16,8 +16,15 @@
  *
  * Prints per frame and in total: seconds per frame (elapsed and process CPU time, the
  * latter unaffected by other processes competing for the cores), particle-steps per
- * second, steps per frame, mean conjugate-residual iterations, the peak resident memory
- * and where the time of a step goes (the solver's phase timers). */
+ * second, steps per frame, mean conjugate-residual iterations, the peak resident memory,
+ * where the time of a step goes (the solver's phase timers) and the bytes per particle
+ * the solver has reserved, array by array.
+ *
+ * --sweep instead runs the same throw at 1e4, 3e4, 1e5, 3e5, 1e6 and 3e6 particles
+ * (sizes up to --particles, when given) over the first SWEEP_TIME of simulated time
+ * (the fall and the first steps of the impact) and prints, per size, wall time per
+ * step, mean CR iterations, reserved bytes and peak RSS per particle, then the
+ * least-squares slope of log(wall per step) against log(particles): 1 is linear. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +93,110 @@ static int fill_ball(pw_seeded *sd, vec3 c, double r, double h, vec3 v)
                 sd->Jp_max[p] = 20;
             }
     sd->capacity = cap;
+    return 0;
+}
+
+/* A sim holding the benchmark's snowball of about `particles` particles, 2 cm above
+ * the ground, thrown down at speed [m/s]; NULL after printing why. */
+static pw_sim *snowball_sim(int threads, double tolerance, double particles, double speed,
+                            size_t *count, double *radius)
+{
+    pw_sim_params p;
+    pw_sim_params_default(&p); /* h 0.01, 6 x 3 x 6 m, beta 1, dt_max 5e-4 */
+    p.threads = threads;
+    if (tolerance > 0) p.cr_tolerance = tolerance;
+    pw_error err = {0};
+    pw_sim *s = pw_sim_create(&p, &err);
+    if (!s) {
+        fprintf(stderr, "bench: %s\n", err.msg);
+        return NULL;
+    }
+    pw_collider_desc ground = {0};
+    pw_shape_init(&ground.shape, PW_SHAPE_HALFSPACE);
+    ground.shape.center = v3(0, 0.1, 0);
+    ground.shape.normal = v3(0, 1, 0);
+    ground.friction = 0.5;
+    double r = cbrt(3.0 * particles / (4.0 * 3.14159265358979323846 * 8.0)) * p.h; /* 8 per cell */
+    pw_seeded sd = {0};
+    int bad = pw_sim_add_collider(s, &ground, &err) != PW_OK ||
+              fill_ball(&sd, v3(0, 0.1 + r + 0.02, 0), r, p.h, v3(0, -speed, 0)) != 0 ||
+              pw_sim_add_particles(s, &sd, &err) != PW_OK;
+    *count = sd.n;
+    *radius = r;
+    pw_seeded_free(&sd); /* the sim has copied it: not part of what a run holds */
+    if (bad) {
+        fprintf(stderr, "bench: %s\n", err.msg[0] ? err.msg : "out of memory");
+        pw_sim_destroy(s);
+        return NULL;
+    }
+    return s;
+}
+
+static double peak_rss_bytes(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return 1024.0 * (double)ru.ru_maxrss;
+}
+
+/* The solver's reserved bytes per particle, by array group, on one line. */
+static void print_memory(const pw_sim *s)
+{
+    pw_mpm_memory m;
+    pw_mpm_memory_report(s, &m);
+    double n = (double)s->pt.n;
+    printf("memory (reserved bytes per particle):");
+    for (int k = 0; k < m.count; k++)
+        printf(" %s %.0f%s", m.item[k].name, (double)m.item[k].bytes / n, k + 1 < m.count ? "," : "");
+    printf("; total %.0f B/particle; peak RSS %.0f B/particle\n", (double)m.total / n,
+           peak_rss_bytes() / n);
+}
+
+#define SWEEP_TIME 0.01 /* [s] simulated per size: 20 steps of 5e-4, half of them in contact */
+
+/* --sweep: wall per step and memory against the particle count, and the slope. */
+static int sweep(int threads, double tolerance, double largest, double speed)
+{
+    static const double sizes[] = {1e4, 3e4, 1e5, 3e5, 1e6, 3e6};
+    double lx[6], ly[6];
+    int m = 0;
+    printf("sweep: %.3g s of the throw at %.1f m/s per size, sizes up to %.3g particles\n", SWEEP_TIME,
+           speed, largest);
+    for (int k = 0; k < 6 && sizes[k] <= largest * 1.0001; k++) {
+        size_t n;
+        double r;
+        pw_sim *s = snowball_sim(threads, tolerance, sizes[k], speed, &n, &r);
+        if (!s) return 1;
+        pw_error err = {0};
+        double t0 = now(), c0 = cpu_now();
+        if (pw_sim_advance_to(s, SWEEP_TIME, NULL, NULL, &err) != PW_OK) {
+            fprintf(stderr, "bench: %s\n", err.msg);
+            pw_sim_destroy(s);
+            return 1;
+        }
+        double sec = now() - t0, cpu = cpu_now() - c0;
+        pw_sim_stats st;
+        pw_sim_get_stats(s, &st);
+        pw_mpm_memory mem;
+        pw_mpm_memory_report(s, &mem);
+        double per_step = sec / (double)st.steps;
+        printf("sweep %9zu particles: %3llu steps, %8.2f ms/step (CPU %8.2f), %.3g particle-steps/s, "
+               "mean CR %.1f, reserved %.0f B/particle, peak RSS %.0f B/particle\n",
+               n, (unsigned long long)st.steps, 1e3 * per_step, 1e3 * cpu / (double)st.steps,
+               (double)n / per_step, st.cr_iterations_mean, (double)mem.total / (double)n,
+               peak_rss_bytes() / (double)n);
+        fflush(stdout);
+        lx[m] = log((double)n);
+        ly[m] = log(per_step);
+        m++;
+        pw_sim_destroy(s);
+    }
+    if (m >= 2) {
+        double mx = 0, my = 0, sxx = 0, sxy = 0;
+        for (int k = 0; k < m; k++) mx += lx[k] / m, my += ly[k] / m;
+        for (int k = 0; k < m; k++) sxx += (lx[k] - mx) * (lx[k] - mx), sxy += (lx[k] - mx) * (ly[k] - my);
+        printf("sweep slope: wall per step ~ particles^%.3f (least squares over %d sizes)\n", sxy / sxx, m);
+    }
     return 0;
 }
 
@@ -158,11 +269,16 @@ static int time_kernels(pw_sim *s, int reps)
 
 int main(int argc, char **argv)
 {
-    int frames = 1, threads = 0;
-    double particles = 3.0e5, speed = 4.0, tolerance = 0;
+    int frames = 1, threads = 0, do_sweep = 0;
+    double particles = 0, speed = 4.0, tolerance = 0;
     const char *save = NULL, *compare = NULL, *cache = NULL;
     int kernels = 0;
     for (int k = 1; k < argc; k += 2) {
+        if (!strcmp(argv[k], "--sweep")) {
+            do_sweep = 1;
+            k--;
+            continue;
+        }
         if (k + 1 >= argc) k = argc - 1; /* a lone or trailing flag (--help): usage */
         if (!strcmp(argv[k], "--frames")) frames = atoi(argv[k + 1]);
         else if (!strcmp(argv[k], "--particles")) particles = atof(argv[k + 1]);
@@ -176,37 +292,20 @@ int main(int argc, char **argv)
         else {
             fprintf(stderr, "usage: %s [--frames N] [--particles N] [--threads N] [--speed V] "
                             "[--tolerance T] [--save FILE] [--compare FILE] [--cache FILE.pwc] "
-                            "[--kernels REPS]\n",
+                            "[--kernels REPS] [--sweep]\n",
                     argv[0]);
             return 2;
         }
     }
-    pw_sim_params p;
-    pw_sim_params_default(&p); /* h 0.01, 6 x 3 x 6 m, beta 1, dt_max 5e-4 */
-    p.threads = threads;
-    if (tolerance > 0) p.cr_tolerance = tolerance;
-    pw_error err = {0};
-    pw_sim *s = pw_sim_create(&p, &err);
-    if (!s) {
-        fprintf(stderr, "bench: %s\n", err.msg);
-        return 1;
-    }
-    pw_collider_desc ground = {0};
-    pw_shape_init(&ground.shape, PW_SHAPE_HALFSPACE);
-    ground.shape.center = v3(0, 0.1, 0);
-    ground.shape.normal = v3(0, 1, 0);
-    ground.friction = 0.5;
-    double r = cbrt(3.0 * particles / (4.0 * 3.14159265358979323846 * 8.0)) * p.h; /* 8 per cell */
-    pw_seeded sd = {0};
-    if (pw_sim_add_collider(s, &ground, &err) != PW_OK ||
-        fill_ball(&sd, v3(0, 0.1 + r + 0.02, 0), r, p.h, v3(0, -speed, 0)) != 0 ||
-        pw_sim_add_particles(s, &sd, &err) != PW_OK) {
-        fprintf(stderr, "bench: %s\n", err.msg);
-        return 1;
-    }
     bench_print_cpu();
-    printf("snowball: %zu particles, radius %.4f m, h %.3g m, %d frames at 24 fps\n", sd.n, r, p.h,
-           frames);
+    if (do_sweep) return sweep(threads, tolerance, particles > 0 ? particles : 3e6, speed);
+    size_t count;
+    double r;
+    pw_sim *s = snowball_sim(threads, tolerance, particles > 0 ? particles : 3e5, speed, &count, &r);
+    if (!s) return 1;
+    pw_error err = {0};
+    printf("snowball: %zu particles, radius %.4f m, h %.3g m, %d frames at 24 fps\n", count, r,
+           s->p.h, frames);
     double t_total = 0, cpu_total = 0;
     uint64_t steps_total = 0;
     for (int f = 1; f <= frames; f++) {
@@ -237,15 +336,14 @@ int main(int argc, char **argv)
     }
     pw_sim_stats st;
     pw_sim_get_stats(s, &st);
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
     printf("total: %.2f s/frame (CPU %.2f s/frame, %d threads, %llu steps on 1 for contention), "
            "%.2f steps/frame, %.3g particle-steps/s, mean CR %.1f, not converged %llu, peak RSS "
            "%.0f MB\n",
            t_total / frames, cpu_total / frames, s->threads_max,
            (unsigned long long)s->contended_total, (double)steps_total / frames,
            (double)st.particles * (double)steps_total / t_total, st.cr_iterations_mean,
-           (unsigned long long)st.cr_not_converged, ru.ru_maxrss / 1024.0);
+           (unsigned long long)st.cr_not_converged, peak_rss_bytes() / (1024.0 * 1024.0));
+    print_memory(s);
     static const char *phase[PW_PHASE_COUNT] = {"rebuild/sort", "P2G", "forces", "solve",
                                                 "F update", "G2P+advect"};
     double wall_sum = 0;
@@ -265,7 +363,6 @@ int main(int argc, char **argv)
         printf("cache: %s\n", cache);
     }
     if (kernels > 0 && time_kernels(s, kernels) != 0) return 1;
-    pw_seeded_free(&sd);
     pw_sim_destroy(s);
     return 0;
 }
