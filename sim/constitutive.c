@@ -222,6 +222,72 @@ void pw_fcr_cache_init(pw_fcr_cache *c, mat3 F, double mu, double lambda)
     pw_fcr_cache_init_svd(c, F, &f, mu, lambda);
 }
 
+/* The unit quaternion of a proper rotation, from its largest-magnitude component
+ * (Shepperd): the square root is always of a number >= 1, so no branch loses
+ * precision. */
+static void rotation_to_quat(mat3 R, double q[4])
+{
+    const double(*m)[3] = R.m;
+    double tr = m[0][0] + m[1][1] + m[2][2], s;
+    if (tr > 0) {
+        s = 2.0 * sqrt(tr + 1.0);
+        q[0] = 0.25 * s;
+        q[1] = (m[2][1] - m[1][2]) / s;
+        q[2] = (m[0][2] - m[2][0]) / s;
+        q[3] = (m[1][0] - m[0][1]) / s;
+    } else if (m[0][0] > m[1][1] && m[0][0] > m[2][2]) {
+        s = 2.0 * sqrt(1.0 + m[0][0] - m[1][1] - m[2][2]);
+        q[0] = (m[2][1] - m[1][2]) / s;
+        q[1] = 0.25 * s;
+        q[2] = (m[0][1] + m[1][0]) / s;
+        q[3] = (m[0][2] + m[2][0]) / s;
+    } else if (m[1][1] > m[2][2]) {
+        s = 2.0 * sqrt(1.0 + m[1][1] - m[0][0] - m[2][2]);
+        q[0] = (m[0][2] - m[2][0]) / s;
+        q[1] = (m[0][1] + m[1][0]) / s;
+        q[2] = 0.25 * s;
+        q[3] = (m[1][2] + m[2][1]) / s;
+    } else {
+        s = 2.0 * sqrt(1.0 + m[2][2] - m[0][0] - m[1][1]);
+        q[0] = (m[1][0] - m[0][1]) / s;
+        q[1] = (m[0][2] + m[2][0]) / s;
+        q[2] = (m[1][2] + m[2][1]) / s;
+        q[3] = 0.25 * s;
+    }
+}
+
+mat3 pw_quat_to_rotation(const double q[4])
+{
+    double n = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+    double k = 2.0 / n; /* unit to rounding already; this makes the result orthogonal */
+    double w = q[0], x = q[1], y = q[2], z = q[3];
+    mat3 R;
+    R.m[0][0] = 1.0 - k * (y * y + z * z);
+    R.m[0][1] = k * (x * y - z * w);
+    R.m[0][2] = k * (x * z + y * w);
+    R.m[1][0] = k * (x * y + z * w);
+    R.m[1][1] = 1.0 - k * (x * x + z * z);
+    R.m[1][2] = k * (y * z - x * w);
+    R.m[2][0] = k * (x * z - y * w);
+    R.m[2][1] = k * (y * z + x * w);
+    R.m[2][2] = 1.0 - k * (x * x + y * y);
+    return R;
+}
+
+void pw_svd3_pack(const pw_svd3 *f, pw_svd3_packed *out)
+{
+    rotation_to_quat(f->U, out->qU);
+    rotation_to_quat(f->V, out->qV);
+    out->sigma = f->sigma;
+}
+
+void pw_svd3_unpack(const pw_svd3_packed *in, pw_svd3 *f)
+{
+    f->U = pw_quat_to_rotation(in->qU);
+    f->V = pw_quat_to_rotation(in->qV);
+    f->sigma = in->sigma;
+}
+
 void pw_fcr_cache_init_svd(pw_fcr_cache *c, mat3 F, const pw_svd3 *f, double mu, double lambda)
 {
     mat3 Vt = m3_transpose(f->V);

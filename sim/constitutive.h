@@ -40,6 +40,17 @@ typedef struct {
     mat3 U, V;
     vec3 sigma;
 } pw_svd3;
+/* The same with each rotation as a unit quaternion (w, x, y, z): 88 bytes instead of
+ * 168, what the solver keeps per particle between steps. Unpacking gives rotations
+ * orthogonal to rounding that differ from the packed ones by a few ulps. */
+typedef struct {
+    double qU[4], qV[4];
+    vec3 sigma;
+} pw_svd3_packed;
+void pw_svd3_pack(const pw_svd3 *f, pw_svd3_packed *out);
+void pw_svd3_unpack(const pw_svd3_packed *in, pw_svd3 *f);
+mat3 pw_quat_to_rotation(const double q[4]);
+
 /* pw_fcr_cache_init from a known SVD of F (the solver keeps the one of the plasticity
  * step, which is how it formed Fe, instead of factoring Fe again). */
 void pw_fcr_cache_init_svd(pw_fcr_cache *c, mat3 F, const pw_svd3 *f, double mu, double lambda);

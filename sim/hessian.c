@@ -64,9 +64,11 @@ void pw_mpm_prepare_stress(pw_sim *s)
         double Jp = clamp(m3_det(pt->Fp[p]), pt->Jp_min[p], pt->Jp_max[p]);
         double hard = pw_hardening(pt->xi[p], Jp);
         pw_fcr_cache c;
-        if (s->fe_svd_valid)
-            pw_fcr_cache_init_svd(&c, pt->Fe[p], &s->fe_svd[p], pt->mu0[p] * hard, pt->lambda0[p] * hard);
-        else
+        if (s->fe_svd_valid) {
+            pw_svd3 f;
+            pw_svd3_unpack(&s->fe_svd[p], &f);
+            pw_fcr_cache_init_svd(&c, pt->Fe[p], &f, pt->mu0[p] * hard, pt->lambda0[p] * hard);
+        } else
             pw_fcr_cache_init(&c, pt->Fe[p], pt->mu0[p] * hard, pt->lambda0[p] * hard);
         linearise_stress(&c, pt->V0[p], s->K[p]);
         /* P = 2 mu (F - R) + lambda (J - 1) cof(F), from the polar part just formed */
@@ -113,7 +115,9 @@ BOX_CLONES static void hessian_home(const pw_sim *s, uint32_t home, void *ctx)
     box_load(g, home, io->u, &in);
     box_zero(&out);
     for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
-        const pw_pstep *q = &s->ps[p];
+        pw_pstep qs;
+        pw_pstep_expand(&s->ps[p], g->inv_h, &qs);
+        const pw_pstep *q = &qs;
         int base = box_base(q);
         double G[9], B[9];
         box_gather(wide, &in.node[base], q, G);   /* eq. 8: dF = G Fe */
@@ -163,7 +167,9 @@ BOX_CLONES static void diagonal_home(const pw_sim *s, uint32_t home, void *ctx)
     pw_box out;
     box_zero(&out);
     for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
-        const pw_pstep *q = &s->ps[p];
+        pw_pstep qs;
+        pw_pstep_expand(&s->ps[p], g->inv_h, &qs);
+        const pw_pstep *q = &qs;
         const float *K = s->K[p];
         double kk[6][4] = {{0}}; /* [j][a]: xx yy zz xy xz yz of block K_aa, off-diagonals
                                     doubled */

@@ -24,7 +24,7 @@ void pw_mpm_memory_report(const pw_sim *s, pw_mpm_memory *m)
         item(m, f->name, pt->cap * pw_particle_field_bytes(f));
     }
     size_t cs = s->cap_step;
-    item(m, "weights (ps)", cs * sizeof *s->ps);
+    item(m, "stencil places", cs * sizeof *s->ps);
     item(m, "stress", cs * sizeof *s->stress);
     item(m, "K (and the sort's reorder)", cs * sizeof *s->K);
     item(m, "Fe SVD", cs * sizeof *s->fe_svd);

@@ -42,7 +42,7 @@ static pw_status reserve_step(pw_sim *s, pw_error *err)
     size_t n = s->pt.n;
     if (n <= s->cap_step && s->cap_step) return PW_OK;
     size_t c = s->pt.cap;
-    _Static_assert(sizeof *s->K >= sizeof(pw_svd3) && sizeof *s->K >= sizeof(mat3),
+    _Static_assert(sizeof *s->K >= sizeof *s->fe_svd && sizeof *s->K >= sizeof(mat3),
                    "the reorder goes through K: it must hold the largest element reordered");
     if (grow_array((void **)&s->ps, c, sizeof *s->ps) ||
         grow_array((void **)&s->stress, c, sizeof *s->stress) ||
@@ -287,7 +287,7 @@ pw_status pw_mpm_begin_step(pw_sim *s, pw_error *err)
         s->contended_total++;
     }
     pw_status rc = reserve_step(s, err);
-    if (rc == PW_OK) rc = pw_mpm_rebuild_grid(s, err); /* sort by block, weights of x^n */
+    if (rc == PW_OK) rc = pw_mpm_rebuild_grid(s, err); /* sort by block, stencil places of x^n */
     if (rc == PW_OK) rc = reserve_solve(s, err);
     return rc;
 }

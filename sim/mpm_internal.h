@@ -31,18 +31,52 @@ typedef struct pw_particles {
     uint32_t *id;     /* index in the order of addition             */
 } pw_particles;
 
-/* Per-particle data of one step, computed once from x^n after the sort. */
+/* Where a particle sits on the grid in one step, computed once from x^n after the sort
+ * (32 bytes; s->ps). */
 typedef struct {
-    double w[3][4];   /* N along each axis for the 4 stencil nodes    */
-    double dw[3][4];  /* N'/h [1/m]                                   */
     double fu[3];     /* (x_p - x_base)/h in [1, 2): for x_i - x_p     */
     uint32_t home;    /* home block                                   */
     uint8_t off[3];   /* base node within the home block, 0..3        */
+} pw_ploc;
+
+/* A particle's stencil weights, expanded from its pw_ploc by pw_pstep_expand where a
+ * loop needs them: a few vector operations per particle, against the 192 bytes a
+ * particle that storing them cost in memory and in every pass over the particles. */
+typedef struct {
+    double w[3][4];   /* N along each axis for the 4 stencil nodes    */
+    double dw[3][4];  /* N'/h [1/m]                                   */
+    double fu[3];
+    uint32_t home;
+    uint8_t off[3];
 } pw_pstep;
+
+/* The cubic B-spline at the 4 stencil nodes as polynomials in t = fu - 1 in [0, 1)
+ * (node k at distance fu - k): 6 N_k = ((a3 t + a2) t + a1) t + a0 and
+ * 2 N'_k = (b2 t + b1) t + b0 (d/dt = d/du), small integer coefficients (exact), one
+ * rounding by 1/6 or 1/2 at the end. Inlined into each instruction-set clone and built
+ * with -ffp-contract=off, so every clone gives the same bits. */
+static inline __attribute__((always_inline)) void pw_pstep_expand(const pw_ploc *l, double inv_h,
+                                                                  pw_pstep *q)
+{
+    static const double a3[4] = {-1, 3, -3, 1}, a2[4] = {3, -6, 3, 0}, a1[4] = {-3, 0, 3, 0},
+                        a0[4] = {1, 4, 1, 0};
+    static const double b2[4] = {-1, 3, -3, 1}, b1[4] = {2, -4, 2, 0}, b0[4] = {-1, 0, 1, 0};
+    double half_inv_h = 0.5 * inv_h;
+    for (int ax = 0; ax < 3; ax++) {
+        double t = l->fu[ax] - 1.0; /* exact: fu in [1, 2) */
+        for (int k = 0; k < 4; k++) {
+            q->w[ax][k] = (((a3[k] * t + a2[k]) * t + a1[k]) * t + a0[k]) * (1.0 / 6.0);
+            q->dw[ax][k] = ((b2[k] * t + b1[k]) * t + b0[k]) * half_inv_h;
+        }
+        q->fu[ax] = l->fu[ax];
+        q->off[ax] = l->off[ax];
+    }
+    q->home = l->home;
+}
 
 /* Grid index of node (a, b, c) (each 0..3) of particle q's stencil, for the loops that
  * visit single nodes; the stencil loops proper run on the local box of box.h. */
-static inline size_t pw_stencil_node(const pw_grid *g, const pw_pstep *q, int a, int b, int c)
+static inline size_t pw_stencil_node(const pw_grid *g, const pw_ploc *q, int a, int b, int c)
 {
     int ox = q->off[0] + a, oy = q->off[1] + b, oz = q->off[2] + c;
     return (size_t)g->nbr[q->home][(ox >> 2) | ((oy >> 2) << 1) | ((oz >> 2) << 2)] *
@@ -78,7 +112,7 @@ typedef struct {
 
 /* Phases of a step, timed by substep() for the benchmark (not part of any result). */
 enum {
-    PW_PHASE_REBUILD,  /* sort by block, grid rebuild, weights of x^n                  */
+    PW_PHASE_REBUILD,  /* sort by block, grid rebuild, stencil places of x^n         */
     PW_PHASE_P2G,      /* step 1 (and 2 on the first step)                              */
     PW_PHASE_FORCES,   /* steps 3-5: stress caches, f_i, v*, colliders                  */
     PW_PHASE_SOLVE,    /* step 6                                                        */
@@ -124,11 +158,11 @@ struct pw_sim {
 
     /* per-step scratch, sized with the particles / nodes */
     size_t cap_step;
-    pw_pstep *ps;
+    pw_ploc *ps;
     pw_pstress *stress;
     float (*K)[PW_K_ENTRIES];    /* the linearised stress of each particle (pw_mpm_prepare_stress) */
     size_t *home_scratch;       /* one entry per home block */
-    pw_svd3 *fe_svd;            /* SVD of each Fe from the last plasticity step, which the
+    pw_svd3_packed *fe_svd;     /* SVD of each Fe from the last plasticity step, which the
                                    next step's stress reuses instead of factoring Fe again */
     int fe_svd_valid;           /* set by a step, cleared where Fe comes from elsewhere (new
                                    particles, a loaded cache) and at the start of each
@@ -170,7 +204,7 @@ typedef struct {
 void pw_mpm_memory_report(const pw_sim *s, pw_mpm_memory *m);
 
 /* ---- mpm.c --------------------------------------------------------------- */
-/* Sizes the step scratch, sorts particles, rebuilds the grid and the weights of x^n:
+/* Sizes the step scratch, sorts particles, rebuilds the grid and the stencil places of x^n:
  * what every step does before step 1 (tests call it to run single steps). */
 pw_status pw_mpm_begin_step(pw_sim *s, pw_error *err);
 

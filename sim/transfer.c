@@ -80,7 +80,7 @@ pw_status pw_mpm_rebuild_grid(pw_sim *s, pw_error *err)
     if (rc != PW_OK) return rc;
     reorder_particles(s);
 
-    /* weights of x^n, once per step */
+    /* each particle's place in its stencil at x^n, once per step */
     long nh = (long)g->n_home;
 #pragma omp parallel for schedule(dynamic, 8) num_threads(s->threads)
     for (long home = 0; home < nh; home++) {
@@ -90,13 +90,13 @@ pw_status pw_mpm_rebuild_grid(pw_sim *s, pw_error *err)
             origin[a] = (int64_t)((key >> (a * PW_BLOCK_COORD_BITS)) &
                                   ((UINT64_C(1) << PW_BLOCK_COORD_BITS) - 1)) * PW_BLOCK;
         for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
-            pw_pstep *q = &s->ps[p];
+            pw_ploc *q = &s->ps[p];
             double u[3] = {(pt->x[p].x - g->origin.x) * g->inv_h,
                            (pt->x[p].y - g->origin.y) * g->inv_h,
                            (pt->x[p].z - g->origin.z) * g->inv_h};
             for (int a = 0; a < 3; a++) {
-                int base = pw_bspline_weights(u[a], g->inv_h, q->w[a], q->dw[a]);
-                q->fu[a] = u[a] - (double)base;
+                int base = (int)floor(u[a]) - 1; /* the stencil's first node */
+                q->fu[a] = u[a] - (double)base;   /* exact, in [1, 2) */
                 /* the sort put p in the home block of this base node (positions stay
                  * inside the domain, so grid.c's clamp of the base is never taken): the
                  * stencil stays in the local box */
@@ -132,7 +132,9 @@ BOX_CLONES static void p2g_home(const pw_sim *s, uint32_t home, void *ctx)
     pw_box out;
     box_zero(&out);
     for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
-        const pw_pstep *q = &s->ps[p];
+        pw_pstep qs;
+        pw_pstep_expand(&s->ps[p], g->inv_h, &qs);
+        const pw_pstep *q = &qs;
         pw_vec4 *base = &out.node[box_base(q)];
         double mp = pt->m[p];
         vec3 v0 = pt->v[p]; /* C_p (x_i - x_p) = h C_p (a, b, c) - h C_p fu */
@@ -191,7 +193,9 @@ BOX_CLONES static void volumes_home(const pw_sim *s, uint32_t home, void *ctx)
     box_load_scalar(g, home, g->m, &m);
     for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
         if (pt->V0[p] > 0) continue;
-        const pw_pstep *q = &s->ps[p];
+        pw_pstep qs;
+        pw_pstep_expand(&s->ps[p], g->inv_h, &qs);
+        const pw_pstep *q = &qs;
         pw_vec4 rho;
         box_gather_value(wide, &m.node[box_base(q)], q, &rho);
         pt->V0[p] = pt->m[p] / (rho.x * inv_h3); /* rho_p^0 = sum_i m_i w_ip / h^3 */
@@ -206,14 +210,16 @@ void pw_mpm_init_volumes(pw_sim *s) { pw_mpm_for_homes(s, volumes_home, NULL); }
 static mat3 displaced_Fe(const pw_sim *s, size_t p, const vec3 *dx)
 {
     /* node by node: this serves only the force and energy tests (dx != NULL) */
-    const pw_pstep *q = &s->ps[p];
+    pw_pstep qs;
+    pw_pstep_expand(&s->ps[p], s->grid.inv_h, &qs);
+    const pw_pstep *q = &qs;
     mat3 G = m3_zero();
     for (int c = 0; c < 4; c++)
         for (int b = 0; b < 4; b++)
             for (int a = 0; a < 4; a++) {
                 vec3 grad = v3(q->dw[0][a] * q->w[1][b] * q->w[2][c], q->w[0][a] * q->dw[1][b] * q->w[2][c],
                                q->w[0][a] * q->w[1][b] * q->dw[2][c]);
-                G = m3_add(G, m3_outer(dx[pw_stencil_node(&s->grid, q, a, b, c)], grad));
+                G = m3_add(G, m3_outer(dx[pw_stencil_node(&s->grid, &s->ps[p], a, b, c)], grad));
             }
     return m3_mul(m3_add(m3_identity(), G), s->pt.Fe[p]);
 }
@@ -240,7 +246,9 @@ BOX_CLONES static void forces_home(const pw_sim *s, uint32_t home, void *dx)
     pw_box out;
     box_zero(&out);
     for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
-        const pw_pstep *q = &s->ps[p];
+        pw_pstep qs;
+        pw_pstep_expand(&s->ps[p], g->inv_h, &qs);
+        const pw_pstep *q = &qs;
         double B[9];
         force_matrix(s, p, dx, B);
         box_scatter(wide, &out.node[box_base(q)], q, B);
@@ -290,17 +298,23 @@ BOX_CLONES static void deformation_home(const pw_sim *s, uint32_t home, void *ct
     box_load_vec3(g, home, g->v, &v);
     size_t bad = pt->n;
     for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
-        const pw_pstep *q = &s->ps[p];
+        pw_pstep qs;
+        pw_pstep_expand(&s->ps[p], g->inv_h, &qs);
+        const pw_pstep *q = &qs;
         mat3 grad_v; /* sum_i v_i grad w_ip^T */
         double g9[9];
         box_gather(wide, &v.node[box_base(q)], q, g9);
         memcpy(grad_v.m, g9, sizeof g9);
         mat3 Fe_hat = m3_mul(m3_add(m3_identity(), m3_scale(grad_v, dc->dt)), pt->Fe[p]);
-        const mat3 *V_guess = s->fe_svd_valid ? &s->fe_svd[p].V : NULL; /* Fe^n's */
-        if (pw_plasticity_update_svd(Fe_hat, pt->Fp[p], pt->theta_c[p], pt->theta_s[p], V_guess,
-                                     &pt->Fe[p], &pt->Fp[p], &s->fe_svd[p]) != 0 &&
-            p < bad)
-            bad = p;
+        mat3 V_prev; /* Fe^n's */
+        if (s->fe_svd_valid) V_prev = pw_quat_to_rotation(s->fe_svd[p].qV);
+        pw_svd3 f;
+        if (pw_plasticity_update_svd(Fe_hat, pt->Fp[p], pt->theta_c[p], pt->theta_s[p],
+                                     s->fe_svd_valid ? &V_prev : NULL, &pt->Fe[p], &pt->Fp[p], &f) != 0) {
+            if (p < bad) bad = p;
+        } else {
+            pw_svd3_pack(&f, &s->fe_svd[p]);
+        }
     }
     dc->first_bad[home] = bad;
 }
@@ -332,7 +346,9 @@ BOX_CLONES static void g2p_home(const pw_sim *s, uint32_t home, void *ctx)
     box_load_vec3(g, home, g->v, &v);
     if (!apic) box_load_vec3(g, home, g->v_old, &v_old);
     for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
-        const pw_pstep *q = &s->ps[p];
+        pw_pstep qs;
+        pw_pstep_expand(&s->ps[p], g->inv_h, &qs);
+        const pw_pstep *q = &qs;
         int base = box_base(q);
         pw_vec4 pic;
         box_gather_value(wide, &v.node[base], q, &pic);

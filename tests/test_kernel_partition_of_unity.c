@@ -1,7 +1,11 @@
 /* Property: the cubic B-spline weights of the 4x4x4 nodes around any point sum to 1
  * (partition of unity) and their gradients sum to 0, to 1e-12 (double rounding);
- * and the derivative matches a central difference of N to 1e-7. */
+ * the derivative matches a central difference of N to 1e-7; and the solver's weights,
+ * expanded per particle from its place in the stencil (pw_pstep_expand, polynomials
+ * in the fraction), equal the kernel's to 4e-16 (N) and 4e-16 / h (N'/h), with the
+ * same partition of unity. */
 #include "check.h"
+#include "mpm_internal.h"
 #include "pw_kernel.h"
 
 int main(void)
@@ -27,6 +31,23 @@ int main(void)
                 }
         CHECK_NEAR(sum, 1.0, 1e-12, "sum of weights");
         for (int k = 0; k < 3; k++) CHECK_NEAR(g[k] * h, 0.0, 1e-12, "sum of gradients");
+
+        /* 3. the solver's expanded weights from fu = u - base, base = floor(u) - 1 */
+        pw_ploc l = {{0}, 0, {0}};
+        for (int k = 0; k < 3; k++) l.fu[k] = p[k] - (floor(p[k]) - 1.0);
+        pw_pstep q;
+        pw_pstep_expand(&l, inv_h, &q);
+        for (int k = 0; k < 3; k++) {
+            double ws = 0, dws = 0;
+            for (int a = 0; a < 4; a++) {
+                CHECK_NEAR(q.w[k][a], w[k][a], 4e-16, "expanded N vs the kernel");
+                CHECK_NEAR(q.dw[k][a] * h, dw[k][a] * h, 4e-16, "expanded N'/h vs the kernel");
+                ws += q.w[k][a];
+                dws += q.dw[k][a] * h;
+            }
+            CHECK_NEAR(ws, 1.0, 4e-16, "expanded weights along an axis sum to 1");
+            CHECK_NEAR(dws, 0.0, 4e-16, "expanded derivatives along an axis sum to 0");
+        }
     }
     /* 1. derivative against central differences, away from the kinks at 0, +-1, +-2 */
     for (double x = -2.5; x <= 2.5; x += 0.01) {
