@@ -58,16 +58,16 @@ typedef struct {
 static inline __attribute__((always_inline)) void pw_pstep_expand(const pw_ploc *l, double inv_h,
                                                                   pw_pstep *q)
 {
-    static const double a3[4] = {-1, 3, -3, 1}, a2[4] = {3, -6, 3, 0}, a1[4] = {-3, 0, 3, 0},
-                        a0[4] = {1, 4, 1, 0};
-    static const double b2[4] = {-1, 3, -3, 1}, b1[4] = {2, -4, 2, 0}, b0[4] = {-1, 0, 1, 0};
+    typedef double v4 __attribute__((vector_size(32)));
+    const v4 a3 = {-1, 3, -3, 1}, a2 = {3, -6, 3, 0}, a1 = {-3, 0, 3, 0}, a0 = {1, 4, 1, 0};
+    const v4 b1 = {2, -4, 2, 0}, b0 = {-1, 0, 1, 0}; /* b2 = a3 */
     double half_inv_h = 0.5 * inv_h;
     for (int ax = 0; ax < 3; ax++) {
         double t = l->fu[ax] - 1.0; /* exact: fu in [1, 2) */
-        for (int k = 0; k < 4; k++) {
-            q->w[ax][k] = (((a3[k] * t + a2[k]) * t + a1[k]) * t + a0[k]) * (1.0 / 6.0);
-            q->dw[ax][k] = ((b2[k] * t + b1[k]) * t + b0[k]) * half_inv_h;
-        }
+        v4 w = (((a3 * t + a2) * t + a1) * t + a0) * (1.0 / 6.0);
+        v4 dw = ((a3 * t + b1) * t + b0) * half_inv_h;
+        __builtin_memcpy(q->w[ax], &w, sizeof w);
+        __builtin_memcpy(q->dw[ax], &dw, sizeof dw);
         q->fu[ax] = l->fu[ax];
         q->off[ax] = l->off[ax];
     }
