@@ -282,10 +282,11 @@ static int load_scene(const options *o, int allow_default, pw_scene *sc)
     return 0;
 }
 
-/* Peak memory of the solver per particle [B], measured (about 2 KiB: state, per-step
- * weights and 9x9 stress linearisations, sparse grid and solver vectors; 624 MB for
- * the 3e5-particle benchmark, 205 MB for the castle scene), with headroom. */
-enum { SIM_BYTES_PER_PARTICLE = 2560 };
+/* Peak memory of the solver per particle [B], measured (954 B: state, stencil places,
+ * float 9x9 stress linearisations, packed SVDs, sparse grid and solver vectors; 273 MB
+ * for the 3e5-particle benchmark, `bench_sim_snowball` prints it array by array), with
+ * headroom for the seeding and the cache writes. */
+enum { SIM_BYTES_PER_PARTICLE = 1536 };
 #define SIM_BYTES_BASE (64.0 * 1024 * 1024)
 
 /* Refuses, before seeding, a simulation that would not fit in memory. */
