@@ -13,7 +13,7 @@ static const char *const keys_domain[] = {"min", "max", NULL};
 static const char *const keys_material[] = {
     "E0",          "nu",          "xi",             "theta_c",         "theta_s",
     "rho0",        "Jp_min",      "Jp_max",         "E_noise",         "noise_scale",
-    "shell_depth", "shell_E_factor", "shell_rho_factor", NULL};
+    "shell_depth", "shell_E_factor", "shell_rho_factor", "rho_max", NULL};
 static const char *const keys_body[] = {"material", "shapes",             "subtract",
                                         "velocity", "angular_velocity",   "particles_per_cell",
                                         "seed",     NULL};
@@ -46,6 +46,7 @@ static pw_status parse_material(const sc_ctx *c, json_t *obj, const char *path,
     const sc_range noise = {0, 1, 0, 1, "the relative noise amplitude"};
     const sc_range len = {0, INFINITY, 0, 1, "a length [m]"};
     const sc_range factor = {0, INFINITY, 1, 1, "a multiplier"};
+    const sc_range rho_max = {0, INFINITY, 0, 1, "the compaction limit [kg/m^3]"};
     if ((rc = sc_number(c, obj, path, "E0", 0, m->E0, E, &m->E0)) != PW_OK ||
         (rc = sc_number(c, obj, path, "nu", 0, m->nu, nu, &m->nu)) != PW_OK ||
         (rc = sc_number(c, obj, path, "xi", 0, m->xi, xi, &m->xi)) != PW_OK ||
@@ -62,9 +63,15 @@ static pw_status parse_material(const sc_ctx *c, json_t *obj, const char *path,
         (rc = sc_number(c, obj, path, "shell_E_factor", 0, m->shell_E_factor, factor,
                         &m->shell_E_factor)) ||
         (rc = sc_number(c, obj, path, "shell_rho_factor", 0, m->shell_rho_factor, factor,
-                        &m->shell_rho_factor)))
+                        &m->shell_rho_factor)) ||
+        (rc = sc_number(c, obj, path, "rho_max", 0, m->rho_max, rho_max, &m->rho_max)))
         return rc;
     char at[SC_PATH];
+    if (m->rho_max > 0 && !(m->rho_max > m->rho0)) {
+        sc_join(at, path, "rho_max");
+        return sc_fail_value(c, at, m->rho_max, "must be 0 (no limit) or above rho0 = %g kg/m^3",
+                             m->rho0);
+    }
     if (m->E_noise > 0 && !(m->noise_scale > 0)) {
         sc_join(at, path, "noise_scale");
         return sc_fail_value(c, at, m->noise_scale, "must be > 0 when E_noise > 0 (the "

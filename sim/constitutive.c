@@ -315,11 +315,12 @@ int pw_plasticity_update(mat3 Fe_hat, mat3 Fp, double theta_c, double theta_s, m
                          mat3 *Fp_out)
 {
     pw_svd3 f;
-    return pw_plasticity_update_svd(Fe_hat, Fp, theta_c, theta_s, NULL, Fe_out, Fp_out, &f);
+    return pw_plasticity_update_svd(Fe_hat, Fp, theta_c, theta_s, 0.0, NULL, Fe_out, Fp_out, &f);
 }
 
 int pw_plasticity_update_svd(mat3 Fe_hat, mat3 Fp, double theta_c, double theta_s,
-                             const mat3 *V_guess, mat3 *Fe_out, mat3 *Fp_out, pw_svd3 *svd_out)
+                             double Jp_floor, const mat3 *V_guess, mat3 *Fe_out, mat3 *Fp_out,
+                             pw_svd3 *svd_out)
 {
     if (!m3_isfinite(Fe_hat) || !m3_isfinite(Fp)) return -1;
     mat3 U, V;
@@ -328,6 +329,12 @@ int pw_plasticity_update_svd(mat3 Fe_hat, mat3 Fp, double theta_c, double theta_
     if (!v3_isfinite(s_hat)) return -1;
     double lo = 1.0 - theta_c, hi = 1.0 + theta_s;
     vec3 s = v3(clamp(s_hat.x, lo, hi), clamp(s_hat.y, lo, hi), clamp(s_hat.z, lo, hi));
+    if (Jp_floor > 0) {
+        /* det Fp_out = det Fp prod(s_hat / s): below the floor, shrink s by k with
+         * k^3 = that / floor, which moves the excess compression into Fe */
+        double jp = m3_det(Fp) * (s_hat.x / s.x) * (s_hat.y / s.y) * (s_hat.z / s.z);
+        if (jp < Jp_floor) s = v3_scale(s, cbrt(jp / Jp_floor));
+    }
     if (s.x == s_hat.x && s.y == s_hat.y && s.z == s_hat.z) {
         /* elastic: U Sigma Vᵀ is Fe_hat and the push below the identity, to rounding */
         *Fe_out = Fe_hat;

@@ -62,12 +62,17 @@ mat3 pw_fcr_stress_differential_cached(const pw_fcr_cache *c, mat3 dF);
  * Returns 0, or -1 when the SVD input is not finite (caller reports it). */
 int pw_plasticity_update(mat3 Fe_hat, mat3 Fp, double theta_c, double theta_s,
                          mat3 *Fe_out, mat3 *Fp_out);
-/* The same, also returning Fe_out's SVD (U, the clamped Sigma, V) in *svd_out. With
+/* The same, also returning Fe_out's SVD (U, the clamped Sigma, V) in *svd_out, and with
+ * a compaction limit: where eq. 12 would take J_P = det Fp below Jp_floor (> 0), the
+ * clamped Sigma is scaled down uniformly so that J_P stops at Jp_floor and the rest of
+ * the compression stays elastic (Fe Fp = Fe_hat Fp still holds); Jp_floor = 0 is the
+ * 2013 model. With
  * V_guess (a rotation near Fe_hat's right singular vectors, e.g. the previous step's
  * V; NULL for none) the SVD is a one-sided Jacobi started there, which falls back to
  * m3_svd for near-singular Fe_hat; U, V are proper rotations either way, Sigma is
  * unsorted with a negative value (inversion) only in the smallest. */
 int pw_plasticity_update_svd(mat3 Fe_hat, mat3 Fp, double theta_c, double theta_s,
-                             const mat3 *V_guess, mat3 *Fe_out, mat3 *Fp_out, pw_svd3 *svd_out);
+                             double Jp_floor, const mat3 *V_guess, mat3 *Fe_out, mat3 *Fp_out,
+                             pw_svd3 *svd_out);
 
 #endif

@@ -28,6 +28,7 @@ typedef struct pw_particles {
     mat3 *C;          /* [1/s] APIC affine velocity                 */
     double *mu0, *lambda0;  /* [Pa]                                 */
     double *xi, *theta_c, *theta_s, *Jp_min, *Jp_max; /* [-]        */
+    double *Jp_floor; /* [-] least J_P plastic compaction reaches (0 = none) */
     uint32_t *id;     /* index in the order of addition             */
 } pw_particles;
 

@@ -12,21 +12,22 @@
 
 /* In cache order: checkpoints list their attributes in this order. */
 const pw_particle_field pw_particle_fields[] = {
-    {"x", PW_F64, 3, PT(x), SD(x), 0},
-    {"v", PW_F64, 3, PT(v), SD(v), 0},
-    {"m", PW_F64, 1, PT(m), SD(m), 0},
-    {"V0", PW_F64, 1, PT(V0), PW_NOT_SEEDED, 0},
-    {"Fe", PW_F64, 9, PT(Fe), PW_NOT_SEEDED, 0},
-    {"Fp", PW_F64, 9, PT(Fp), PW_NOT_SEEDED, 0},
-    {"C", PW_F64, 9, PT(C), PW_NOT_SEEDED, 1},
-    {"mu0", PW_F64, 1, PT(mu0), SD(mu0), 0},
-    {"lambda0", PW_F64, 1, PT(lambda0), SD(lambda0), 0},
-    {"xi", PW_F64, 1, PT(xi), SD(xi), 0},
-    {"theta_c", PW_F64, 1, PT(theta_c), SD(theta_c), 0},
-    {"theta_s", PW_F64, 1, PT(theta_s), SD(theta_s), 0},
-    {"Jp_min", PW_F64, 1, PT(Jp_min), SD(Jp_min), 0},
-    {"Jp_max", PW_F64, 1, PT(Jp_max), SD(Jp_max), 0},
-    {"id", PW_U32, 1, PT(id), PW_NOT_SEEDED, 0},
+    {"x", PW_F64, 3, PT(x), SD(x), 0, 0},
+    {"v", PW_F64, 3, PT(v), SD(v), 0, 0},
+    {"m", PW_F64, 1, PT(m), SD(m), 0, 0},
+    {"V0", PW_F64, 1, PT(V0), PW_NOT_SEEDED, 0, 0},
+    {"Fe", PW_F64, 9, PT(Fe), PW_NOT_SEEDED, 0, 0},
+    {"Fp", PW_F64, 9, PT(Fp), PW_NOT_SEEDED, 0, 0},
+    {"C", PW_F64, 9, PT(C), PW_NOT_SEEDED, 1, 0},
+    {"mu0", PW_F64, 1, PT(mu0), SD(mu0), 0, 0},
+    {"lambda0", PW_F64, 1, PT(lambda0), SD(lambda0), 0, 0},
+    {"xi", PW_F64, 1, PT(xi), SD(xi), 0, 0},
+    {"theta_c", PW_F64, 1, PT(theta_c), SD(theta_c), 0, 0},
+    {"theta_s", PW_F64, 1, PT(theta_s), SD(theta_s), 0, 0},
+    {"Jp_min", PW_F64, 1, PT(Jp_min), SD(Jp_min), 0, 0},
+    {"Jp_max", PW_F64, 1, PT(Jp_max), SD(Jp_max), 0, 0},
+    {"id", PW_U32, 1, PT(id), PW_NOT_SEEDED, 0, 0},
+    {"Jp_floor", PW_F64, 1, PT(Jp_floor), SD(Jp_floor), 0, 1},
 };
 #define FIELD_COUNT (sizeof pw_particle_fields / sizeof pw_particle_fields[0])
 _Static_assert(FIELD_COUNT <= PW_PARTICLE_MAX_FIELDS, "raise PW_PARTICLE_MAX_FIELDS");

@@ -29,6 +29,8 @@ typedef struct {
                                the solver sets the initial value (pw_sim_add_particles) */
     int apic_only;          /* held, sorted and saved under APIC only (a PIC/FLIP
                                run neither stores nor writes it)                      */
+    int optional;           /* zero where a seeded set leaves it NULL or an older
+                               checkpoint lacks it                                   */
 } pw_particle_field;
 
 extern const pw_particle_field pw_particle_fields[];

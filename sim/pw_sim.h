@@ -74,8 +74,9 @@ pw_status pw_sim_advance_to(pw_sim *s, double t_end, pw_sim_progress_fn progress
 
 /* Writes the full solver state as one frame cache at path (atomically):
  * attributes x, v (F64x3 [m], [m/s]), m, V0 (F64 [kg], [m^3]), Fe, Fp (F64x9,
- * row-major), C (F64x9 [1/s], APIC), Jp (F64), id (U32, the order of addition), the
- * material mu0, lambda0 [Pa], xi, theta_c, theta_s, Jp_min, Jp_max (F64), and
+ * row-major), C (F64x9 [1/s], under APIC only), Jp (F64), id (U32, the order of
+ * addition), the material mu0, lambda0 [Pa], xi, theta_c, theta_s, Jp_min, Jp_max,
+ * Jp_floor (F64; checkpoints without Jp_floor load with 0, no compaction limit), and
  * globals (time, step count, solver counters, volumes initialised) so that
  * pw_sim_load followed by pw_sim_advance_to gives the same bytes as an uninterrupted
  * run. frame and sim_hash are stored in the cache header for the pipeline. */

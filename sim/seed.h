@@ -22,6 +22,8 @@ typedef struct {
     double theta_s;        /* critical stretch [-]          (7.5e-3)         */
     double rho0;           /* initial density [kg/m^3]      (400)            */
     double Jp_min, Jp_max; /* clamp of J_P so hardening stays finite ([0.6, 20]) */
+    double rho_max;        /* [kg/m^3] the densest plastic compaction makes the snow: J_P
+                              stops at rho0 / rho_max (0 = no limit, the 2013 model) */
     double E_noise;        /* relative amplitude of multiplicative noise on E (0 = none) */
     double noise_scale;    /* [m] feature size of that noise                 */
     double shell_depth;    /* [m] thickness of the harder, denser outer shell (0 = none) */
@@ -51,6 +53,7 @@ typedef struct pw_seeded {
     double *m;       /* [kg] = rho * h^3 / ppc */
     double *mu0, *lambda0; /* [Pa] per-particle Lamé parameters */
     double *xi, *theta_c, *theta_s, *Jp_min, *Jp_max;
+    double *Jp_floor; /* least J_P plastic compaction reaches (0 = none); NULL: all 0 */
 } pw_seeded;
 
 /* Number of particles seeding would create, computed before any allocation, so the

@@ -164,6 +164,9 @@ static pw_status check_seeded(const pw_sim *s, const pw_seeded *in, size_t k, si
         !isfinite(in->Jp_max[k]))
         return pw_fail(err, PW_EINVAL, "sim: particle %zu: Jp clamp must be 0 < min <= 1 <= max (%g, %g)",
                        g, in->Jp_min[k], in->Jp_max[k]);
+    if (in->Jp_floor && !(in->Jp_floor[k] >= 0 && in->Jp_floor[k] <= 1))
+        return pw_fail(err, PW_EINVAL, "sim: particle %zu: the compaction floor of J_P must be in [0, 1] (%g)",
+                       g, in->Jp_floor[k]);
     return PW_OK;
 }
 
@@ -193,7 +196,10 @@ pw_status pw_sim_add_particles(pw_sim *s, const pw_seeded *in, pw_error *err)
         void **from = pw_seeded_array((pw_seeded *)in, fd);
         if (!from) continue;
         size_t bytes = pw_particle_field_bytes(fd);
-        memcpy((char *)*pw_particle_array(pt, fd) + pt->n * bytes, *from, in->n * bytes);
+        char *to = (char *)*pw_particle_array(pt, fd) + pt->n * bytes;
+        if (*from) memcpy(to, *from, in->n * bytes);
+        else if (fd->optional) memset(to, 0, in->n * bytes);
+        else return pw_fail(err, PW_EINVAL, "sim: the seeded particles lack '%s'", fd->name);
     }
     pt->n += in->n;
     s->fe_svd_valid = 0;

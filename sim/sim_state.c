@@ -127,6 +127,7 @@ static pw_status check_loaded(const pw_sim *s, const char *path, const pw_cache_
         if (!pw_particle_field_held(&s->pt, &pw_particle_fields[k])) continue; /* (older caches
                                                                                   carry C zeroed) */
         const pw_cache_attr *a = pw_cache_find(f, pw_particle_fields[k].name);
+        if (!a && pw_particle_fields[k].optional) continue; /* an older checkpoint: zero */
         if (!a || a->type != pw_particle_fields[k].type || a->components != pw_particle_fields[k].components)
             return pw_fail(err, PW_EFORMAT, "%s: attribute '%s' missing or of the wrong type", path,
                            pw_particle_fields[k].name);
@@ -165,8 +166,9 @@ pw_status pw_sim_load(pw_sim *s, const char *path, pw_error *err)
     for (int k = 0; k < pw_particle_field_count; k++) {
         const pw_particle_field *fd = &pw_particle_fields[k];
         if (!pw_particle_field_held(pt, fd)) continue;
-        memcpy(*pw_particle_array(pt, fd), pw_cache_find(&f, fd->name)->data,
-               f.count * pw_particle_field_bytes(fd));
+        const pw_cache_attr *a = pw_cache_find(&f, fd->name);
+        if (a) memcpy(*pw_particle_array(pt, fd), a->data, f.count * pw_particle_field_bytes(fd));
+        else memset(*pw_particle_array(pt, fd), 0, f.count * pw_particle_field_bytes(fd));
     }
     pt->n = (size_t)f.count;
     s->failed = 0;

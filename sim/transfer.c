@@ -309,7 +309,7 @@ BOX_CLONES static void deformation_home(const pw_sim *s, uint32_t home, void *ct
         mat3 V_prev; /* Fe^n's */
         if (s->fe_svd_valid) V_prev = pw_quat_to_rotation(s->fe_svd[p].qV);
         pw_svd3 f;
-        if (pw_plasticity_update_svd(Fe_hat, pt->Fp[p], pt->theta_c[p], pt->theta_s[p],
+        if (pw_plasticity_update_svd(Fe_hat, pt->Fp[p], pt->theta_c[p], pt->theta_s[p], pt->Jp_floor[p],
                                      s->fe_svd_valid ? &V_prev : NULL, &pt->Fe[p], &pt->Fp[p], &f) != 0) {
             if (p < bad) bad = p;
         } else {

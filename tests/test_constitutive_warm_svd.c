@@ -47,7 +47,7 @@ static double check_svd(mat3 F, const mat3 *V_guess, const char *what)
 {
     mat3 Fe, Fp;
     pw_svd3 f;
-    int rc = pw_plasticity_update_svd(F, m3_identity(), 1.0 - 1e-9, 1e9, V_guess, &Fe, &Fp, &f);
+    int rc = pw_plasticity_update_svd(F, m3_identity(), 1.0 - 1e-9, 1e9, 0.0, V_guess, &Fe, &Fp, &f);
     CHECK(rc == 0, "%s: rc %d", what, rc);
     double eu = rotation_error(f.U), ev = rotation_error(f.V);
     CHECK(eu <= 1e-13 && ev <= 1e-13, "%s: U, V not proper rotations (%.3g, %.3g)", what, eu, ev);
@@ -110,7 +110,7 @@ int main(void)
     {
         mat3 Fe, Fp, Fp0 = m3_add(m3_identity(), m3_scale(m3_identity(), 0.01));
         pw_svd3 f;
-        CHECK(pw_plasticity_update_svd(Fi, Fp0, 2.5e-2, 7.5e-3, &V0, &Fe, &Fp, &f) == 0,
+        CHECK(pw_plasticity_update_svd(Fi, Fp0, 2.5e-2, 7.5e-3, 0.0, &V0, &Fe, &Fp, &f) == 0,
               "4. clamp rc");
         mat3 want = m3_mul(Fi, Fp0), got = m3_mul(Fe, Fp);
         double e = m3_norm_frobenius(m3_sub(got, want)) / m3_norm_frobenius(want);
@@ -126,7 +126,7 @@ int main(void)
     {
         mat3 Fe, Fp;
         pw_svd3 f;
-        CHECK(pw_plasticity_update_svd(F2, m3_identity(), 1.0 - 1e-9, 1e9, &V0, &Fe, &Fp, &f) == 0,
+        CHECK(pw_plasticity_update_svd(F2, m3_identity(), 1.0 - 1e-9, 1e9, 0.0, &V0, &Fe, &Fp, &f) == 0,
               "5. rc");
         double eu = rotation_error(f.U), ev = rotation_error(f.V);
         CHECK(eu <= 1e-13 && ev <= 1e-13, "5. U, V not proper rotations (%.3g, %.3g)", eu, ev);

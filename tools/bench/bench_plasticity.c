@@ -80,7 +80,7 @@ int main(int argc, char **argv)
         for (long p = 0; p < n; p++) {
             mat3 Fe, Fp;
             pw_svd3 f;
-            failures += pw_plasticity_update_svd(in[p].Fe_hat, in[p].Fp, theta_c, theta_s,
+            failures += pw_plasticity_update_svd(in[p].Fe_hat, in[p].Fp, theta_c, theta_s, 0.0,
                                                  &in[p].V_guess, &Fe, &Fp, &f) != 0;
             checksum += Fe.m[0][0] + Fp.m[1][1] + f.sigma.z;
         }
