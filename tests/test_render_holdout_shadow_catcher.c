@@ -34,16 +34,8 @@ static int render(const pw_surface_desc *desc, int n, const pw_density *d, int s
     if (!surf) return 0;
     pw_camera_desc cam = {v3(0.9, 0.0, -0.2), v3(0, 0, ground_z), v3(0, 0, 1), 45.0, W, H, 0, 0};
     pw_medium_desc md = {724.0, 400.0, v3(0, 0, 0), 0.5};
-    pw_lights_desc lights;
-    memset(&lights, 0, sizeof lights);
-    lights.sun_direction = v3(0, 0, 1);
-    lights.sun_angular_diameter_deg = 0.53;
-    lights.sun_irradiance = v3(sun_E, sun_E, sun_E);
-    pw_render_settings rs = {0};
-    rs.spp = spp;
-    rs.max_depth = 100;
-    rs.rr_start_depth = 3;
-    rs.seed = 11;
+    pw_lights_desc lights = slab_sun(v3(0, 0, 1), sun_E);
+    pw_render_settings rs = slab_settings(spp, 11);
     pw_renderer *r = pw_renderer_create(&rs, &cam, &md, &lights, surf, &err);
     CHECK(r != NULL, "create: %s", err.msg);
     int ok = r && pw_render_frame(r, d, img, NULL, NULL, NULL, &err) == PW_OK;

@@ -54,17 +54,9 @@ static void render_case(const pw_density *d, int with_sphere, const char *name, 
 
     pw_camera_desc cd = {eye, v3(0, 0, 0), v3(0, 1, 0), fov, W, H, 0, 0};
     pw_medium_desc md = {724.0, 400.0, v3(0, 0, 0), 0.5};
-    pw_lights_desc lights;
-    memset(&lights, 0, sizeof lights);
     vec3 sun = v3_normalize(v3(1, 0, 0.1));
-    lights.sun_direction = sun;
-    lights.sun_angular_diameter_deg = 0.53;
-    lights.sun_irradiance = v3(sun_E, sun_E, sun_E);
-    pw_render_settings rs = {0};
-    rs.spp = spp;
-    rs.max_depth = 100;
-    rs.rr_start_depth = 3;
-    rs.seed = 6;
+    pw_lights_desc lights = slab_sun(sun, sun_E);
+    pw_render_settings rs = slab_settings(spp, 6);
     pw_renderer *r = pw_renderer_create(&rs, &cd, &md, &lights, surf, &err);
     CHECK(r != NULL, "%s: create: %s", name, err.msg);
     pw_image img;
