@@ -104,8 +104,8 @@ typedef struct {
  * iterates, so it is built once per step and stored whole, row by row (entry (r, c) at
  * 9 r + c): the Hessian action adds its rows as 8-wide vectors, which costs a quarter
  * of the scalar products on a packed triangle (measured: 85 -> 63 ns per particle and
- * action at 3e5 particles). It is stored in float: the action streams every particle's
- * K from memory about nine times a step, and its speed is that of the stream. K is
+ * action at 3e5 particles). It is stored in float, which halves the largest per-particle
+ * array (324 bytes; the action's speed measured unchanged: it is compute-bound). K is
  * formed in double and rounded once, entry by entry, so it stays exactly symmetric;
  * the action widens each entry back to double and sums in double. The rounding
  * (2^-24 of each entry) perturbs the operator far below the solve's tolerance. */
