@@ -13,7 +13,8 @@ static const char *const keys_domain[] = {"min", "max", NULL};
 static const char *const keys_material[] = {
     "E0",          "nu",          "xi",             "theta_c",         "theta_s",
     "rho0",        "Jp_min",      "Jp_max",         "E_noise",         "noise_scale",
-    "shell_depth", "shell_E_factor", "shell_rho_factor", "rho_max", NULL};
+    "shell_depth", "shell_E_factor", "shell_rho_factor", "rho_max",
+    "Jp_floor",    NULL};
 static const char *const keys_body[] = {"material", "shapes",             "subtract",
                                         "velocity", "angular_velocity",   "particles_per_cell",
                                         "seed",     NULL};
@@ -47,6 +48,7 @@ static pw_status parse_material(const sc_ctx *c, json_t *obj, const char *path,
     const sc_range len = {0, INFINITY, 0, 1, "a length [m]"};
     const sc_range factor = {0, INFINITY, 1, 1, "a multiplier"};
     const sc_range rho_max = {0, INFINITY, 0, 1, "the compaction limit [kg/m^3]"};
+    const sc_range Jp_floor = {0, 1, 0, 1, "the least J_P of plastic compaction"};
     if ((rc = sc_number(c, obj, path, "E0", 0, m->E0, E, &m->E0)) != PW_OK ||
         (rc = sc_number(c, obj, path, "nu", 0, m->nu, nu, &m->nu)) != PW_OK ||
         (rc = sc_number(c, obj, path, "xi", 0, m->xi, xi, &m->xi)) != PW_OK ||
@@ -64,7 +66,8 @@ static pw_status parse_material(const sc_ctx *c, json_t *obj, const char *path,
                         &m->shell_E_factor)) ||
         (rc = sc_number(c, obj, path, "shell_rho_factor", 0, m->shell_rho_factor, factor,
                         &m->shell_rho_factor)) ||
-        (rc = sc_number(c, obj, path, "rho_max", 0, m->rho_max, rho_max, &m->rho_max)))
+        (rc = sc_number(c, obj, path, "rho_max", 0, m->rho_max, rho_max, &m->rho_max)) ||
+        (rc = sc_number(c, obj, path, "Jp_floor", 0, m->Jp_floor, Jp_floor, &m->Jp_floor)))
         return rc;
     char at[SC_PATH];
     if (m->rho_max > 0 && !(m->rho_max > m->rho0)) {

@@ -184,6 +184,7 @@ static pw_status check_material(const pw_material *m, pw_error *err)
     else if (!(m->Jp_min > 0 && m->Jp_max >= m->Jp_min)) bad = "Jp_min/Jp_max", val = m->Jp_min;
     else if (!(m->rho_max == 0 || (m->rho_max > m->rho0 && isfinite(m->rho_max))))
         bad = "rho_max (0 or > rho0)", val = m->rho_max;
+    else if (!(m->Jp_floor >= 0 && m->Jp_floor < 1)) bad = "Jp_floor", val = m->Jp_floor;
     else if (!(m->E_noise >= 0 && m->E_noise < 1)) bad = "E_noise", val = m->E_noise;
     else if (m->E_noise > 0 && !(m->noise_scale > 0)) bad = "noise_scale", val = m->noise_scale;
     else if (!(m->shell_depth >= 0)) bad = "shell_depth", val = m->shell_depth;
@@ -226,6 +227,7 @@ void pw_material_default(pw_material *m)
     m->rho0 = 400;
     m->Jp_min = 0.6;
     m->rho_max = 0;
+    m->Jp_floor = 0;
     m->Jp_max = 20;
     m->E_noise = 0;
     m->noise_scale = 0.05;
@@ -363,7 +365,8 @@ pw_status pw_seed_body(const pw_body_desc *b, const pw_material *mat, double h, 
                     out->Jp_min[p] = mat->Jp_min;
                     out->Jp_max[p] = mat->Jp_max;
                     /* (the denser shell, seeded above rho_max, is not compacted at all) */
-                    out->Jp_floor[p] = mat->rho_max > 0 ? fmin(1.0, rho / mat->rho_max) : 0.0;
+                    double floor_rho = mat->rho_max > 0 ? fmin(1.0, rho / mat->rho_max) : 0.0;
+                    out->Jp_floor[p] = fmax(mat->Jp_floor, floor_rho);
                 }
 
     /* 4. rigid initial velocity about the body's centre of mass */

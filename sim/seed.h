@@ -23,7 +23,11 @@ typedef struct {
     double rho0;           /* initial density [kg/m^3]      (400)            */
     double Jp_min, Jp_max; /* clamp of J_P so hardening stays finite ([0.6, 20]) */
     double rho_max;        /* [kg/m^3] the densest plastic compaction makes the snow: J_P
-                              stops at rho0 / rho_max (0 = no limit, the 2013 model) */
+                              stops at rho / rho_max, rho the particle's seeded density
+                              (0 = no limit, the 2013 model) */
+    double Jp_floor;       /* [-] the least J_P plastic compaction reaches, one value for
+                              every particle of the material (0 = none); with rho_max the
+                              higher floor holds */
     double E_noise;        /* relative amplitude of multiplicative noise on E (0 = none) */
     double noise_scale;    /* [m] feature size of that noise                 */
     double shell_depth;    /* [m] thickness of the harder, denser outer shell (0 = none) */

@@ -207,6 +207,7 @@ static void case_defaults(pw_scene *s)
     EQ(m->Jp_min, 0.6);
     EQ(m->Jp_max, 20);
     EQ(m->rho_max, 0);
+    EQ(m->Jp_floor, 0);
     EQ(s->frame_start, 0);
     EQ(s->fps, 24);
     EQ(s->sim.h, 0.02);

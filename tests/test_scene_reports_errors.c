@@ -82,6 +82,8 @@ static const error_case cases[] = {
     {"4.10", MAT, "\"snow\": {\"Jp_max\": 0.9}", {"snow.Jp_max = 0.9", ">= 1"}},
     {"4.10b", MAT, "\"snow\": {\"rho_max\": 400}", {"snow.rho_max = 400", "above rho0 = 400"}},
     {"4.10c", MAT, "\"snow\": {\"rho_max\": -1}", {"snow.rho_max = -1", ">= 0"}},
+    {"4.10d", MAT, "\"snow\": {\"Jp_floor\": 1}", {"snow.Jp_floor = 1", "in [0, 1)"}},
+    {"4.10e", MAT, "\"snow\": {\"Jp_floor\": -0.1}", {"snow.Jp_floor = -0.1", "in [0, 1)"}},
     {"4.11", MAT, "\"snow\": {\"nu\": -1}", {"snow.nu = -1", "in (-1, 0.5)"}},
     {"4.12", MAT, "\"snow\": {\"nu\": 0.5}", {"snow.nu = 0.5", "in (-1, 0.5)"}},
     {"4.13", MAT, "\"snow\": {\"E_noise\": 1}", {"snow.E_noise = 1", "in [0, 1)"}},

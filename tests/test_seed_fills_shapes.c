@@ -7,7 +7,9 @@
  *   hole and the count of the difference;
  * - the same seed gives bit-identical arrays, another seed different ones;
  * - the shell multiplies E (and rho) by the factor at the surface blending linearly to
- *   1 at shell_depth (checked per particle to 1e-9 relative, analytic depth);
+ *   1 at shell_depth (checked per particle to 1e-9 relative, analytic depth); the
+ *   compaction floor is the higher of Jp_floor and rho / rho_max (capped at 1), rho the
+ *   particle's analytic density, so the core takes Jp_floor and the outer shell rho_max;
  * - initial angular momentum about the centre of mass equals I omega of a uniform
  *   sphere (I = 2/5 M R^2) within 3% (sampling noise of the second moment ~0.5%);
  *   linear momentum equals M v to 1e-9 relative.
@@ -122,9 +124,11 @@ int main(void)
         sm.shell_depth = 0.05;
         sm.shell_E_factor = 2.0;
         sm.shell_rho_factor = 1.5;
+        sm.rho_max = 500;  /* floor 0.8 in the core, 1 (no compaction) where rho >= 500 */
+        sm.Jp_floor = 0.85;
         pw_seeded ss = {0};
         pw_seed_body(&b, &sm, h, &ss, &err);
-        int bad = 0;
+        int bad = 0, bad_floor = 0, n_core_floor = 0, n_shell_floor = 0;
         double max_ratio = 0, base_m = mat.rho0 * h * h * h / 8;
         for (size_t p = 0; p < ss.n; p++) {
             double depth = R - v3_length(v3_sub(ss.x[p], c));
@@ -132,8 +136,15 @@ int main(void)
             double fE = 2.0 + (1 - 2.0) * t, fr = 1.5 + (1 - 1.5) * t;
             bad += fabs(ss.mu0[p] / mu - fE) > 1e-9 * fE || fabs(ss.m[p] / base_m - fr) > 1e-9 * fr;
             max_ratio = fmax(max_ratio, ss.mu0[p] / mu);
+            double floor = fmax(0.85, fmin(1.0, fr * mat.rho0 / 500));
+            bad_floor += fabs(ss.Jp_floor[p] - floor) > 1e-9;
+            n_core_floor += ss.Jp_floor[p] == 0.85;
+            n_shell_floor += ss.Jp_floor[p] > 0.85;
         }
         CHECK(bad == 0, "5 %d particles off the shell profile", bad);
+        CHECK(bad_floor == 0, "5 %d particles off the compaction floor", bad_floor);
+        CHECK(n_core_floor > 1000 && n_shell_floor > 1000, "5 floors: %d at Jp_floor, %d above",
+              n_core_floor, n_shell_floor);
         CHECK(max_ratio > 1.95 && max_ratio <= 2.0, "5 outermost stiffening %g", max_ratio);
         pw_seeded_free(&ss);
     }
