@@ -46,6 +46,8 @@ static const char *const help_text =
     "              hardened moduli) [J]; total: kinetic + elastic + gravitational\n"
     "              (relative to y = 0) [J], what plasticity and friction take and\n"
     "              what the model makes show as its change from frame to frame\n"
+    "  rho         median and largest density of the snow, m / (V0 det F) [kg/m^3],\n"
+    "              and >ice: the share of particles denser than ice (917 kg/m^3)\n"
     "  bounds      the particles' bounding box [m]\n"
     "  near        per collider, share of particles within 2 h of its surface\n"
     "--json prints one JSON object per frame and line. Caches come from `powder sim`\n"
@@ -95,10 +97,10 @@ static int parse(int argc, char **argv, stats_options *o)
 
 static void print_header(const pw_scene *sc)
 {
-    printf("%5s %9s %9s %7s %7s %5s %5s %6s %7s %7s %7s %7s %6s %6s %6s %10s %10s %10s",
+    printf("%5s %9s %9s %7s %7s %5s %5s %6s %7s %7s %7s %7s %6s %6s %6s %10s %10s %10s %7s %6s %6s",
            "frame", "particles", "fragments", "largest", "second", ">=1%", ">=5", "pieces",
            "largest", "broken", "weak", "chunk", "Jp min", "mean", "max", "KE [J]", "elastic",
-           "total");
+           "total", "rho med", "max", ">ice");
     for (int k = 0; k < sc->n_colliders && k < PW_STATS_MAX_COLLIDERS; k++)
         printf("  near%d", k);
     printf("  bounds [m]\n");
@@ -113,10 +115,11 @@ static void print_row(int f, const pw_frame_stats *st)
            100 * st->broken_share, 100 * st->weak_share, 100 * st->chunk_mean, st->jp_min,
            st->jp_mean, st->jp_max, st->kinetic_energy);
     if (st->has_elastic) /* a slim render cache has no F_E: its energies are not complete */
-        printf(" %10.4g %10.5g", st->elastic_energy,
-               st->kinetic_energy + st->potential_energy + st->elastic_energy);
+        printf(" %10.4g %10.5g %7.0f %6.0f %5.1f%%", st->elastic_energy,
+               st->kinetic_energy + st->potential_energy + st->elastic_energy, st->rho_median,
+               st->rho_max, 100 * st->ice_share);
     else
-        printf(" %10s %10s", "-", "-");
+        printf(" %10s %10s %7s %6s %6s", "-", "-", "-", "-", "-");
     for (int k = 0; k < st->n_colliders; k++) printf(" %5.1f%%", 100 * st->near_share[k]);
     printf("  [%.3f %.3f %.3f]-[%.3f %.3f %.3f]\n", st->lo.x, st->lo.y, st->lo.z, st->hi.x,
            st->hi.y, st->hi.z);
@@ -124,8 +127,12 @@ static void print_row(int f, const pw_frame_stats *st)
 
 static void print_json(int f, double t, const pw_frame_stats *st)
 {
-    char elastic[32] = "null"; /* not measured in a slim render cache */
-    if (st->has_elastic) snprintf(elastic, sizeof elastic, "%.9g", st->elastic_energy);
+    char elastic[32] = "null", rho[96] = "null, \"rho_max\": null, \"ice_share\": null";
+    if (st->has_elastic) { /* not measured in a slim render cache */
+        snprintf(elastic, sizeof elastic, "%.9g", st->elastic_energy);
+        snprintf(rho, sizeof rho, "%.6g, \"rho_max\": %.6g, \"ice_share\": %.6f", st->rho_median,
+                 st->rho_max, st->ice_share);
+    }
     printf("{\"frame\": %d, \"time\": %.9g, \"particles\": %zu, \"link_m\": %.9g, "
            "\"fragments\": %zu, \"largest_share\": %.6f, \"second_share\": %.6f, "
            "\"fragments_ge_1pct\": %zu, \"fragments_ge_5\": %zu, \"pieces_ge_1pct\": %zu, "
@@ -133,13 +140,14 @@ static void print_json(int f, double t, const pw_frame_stats *st)
            "\"broken_share\": %.6f, \"weak_share\": %.6f, \"chunk_mean\": %.6f, "
            "\"jp_min\": %.6g, "
            "\"jp_mean\": %.6g, \"jp_max\": %.6g, \"kinetic_energy\": %.9g, "
-           "\"elastic_energy\": %s, \"potential_energy\": %.9g, \"mass\": %.9g, "
+           "\"elastic_energy\": %s, \"rho_median\": %s, \"potential_energy\": %.9g, "
+           "\"mass\": %.9g, "
            "\"momentum\": [%.9g, %.9g, %.9g], \"bounds\": [[%.6g, %.6g, %.6g], [%.6g, %.6g, "
            "%.6g]], \"near_collider\": [",
            f, t, st->particles, st->link, st->fragments, st->largest_share, st->second_share,
            st->fragments_large, st->fragments_5, st->pieces_large, st->largest_piece,
            st->second_piece, st->broken_share, st->weak_share, st->chunk_mean, st->jp_min,
-           st->jp_mean, st->jp_max, st->kinetic_energy, elastic, st->potential_energy, st->mass,
+           st->jp_mean, st->jp_max, st->kinetic_energy, elastic, rho, st->potential_energy, st->mass,
            st->momentum.x, st->momentum.y, st->momentum.z,
            st->lo.x, st->lo.y, st->lo.z, st->hi.x, st->hi.y, st->hi.z);
     for (int k = 0; k < st->n_colliders; k++) printf("%s%.6f", k ? ", " : "", st->near_share[k]);

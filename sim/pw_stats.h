@@ -44,6 +44,7 @@
 #define PW_STATS_MAX_COLLIDERS 16
 #define PW_STATS_BROKEN 0.01 /* hardening factor below which a particle holds nothing */
 #define PW_STATS_WEAK 0.5 /* hardening factor below which a particle has started to break */
+#define PW_STATS_ICE_DENSITY 917.0 /* [kg/m^3] ice: compacted snow cannot get denser */
 
 typedef struct {
     size_t particles;
@@ -66,6 +67,10 @@ typedef struct {
                                   [J]; 0 when the frame lacks F_E (has_elastic 0: a slim
                                   render cache)                                           */
     int has_elastic;           /* 1 when elastic_energy was measured                      */
+    double rho_median, rho_max; /* the snow's density m / (V0 J_P J_E) over the particles:
+                                  median and largest [kg/m^3]; 0 without m or F_E    */
+    double ice_share;          /* share of particles denser than ice (PW_STATS_ICE_DENSITY),
+                                  what compaction the model does not bound produces [-]  */
     double potential_energy;   /* sum -m g . x, relative to the origin [J]; 0 without g   */
     double mass;               /* [kg]                                                    */
     vec3 momentum;             /* sum m v [kg m/s]                                        */

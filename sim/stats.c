@@ -273,6 +273,30 @@ static pw_status collider_shares(const pw_stats_particles *p, double h,
     return PW_OK;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* rho = m / V with V = V0 det F = V0 J_P J_E: the median by sorting a copy */
+static pw_status densities(const pw_stats_particles *p, pw_frame_stats *st, pw_error *err)
+{
+    double *rho = malloc(p->n * sizeof *rho);
+    if (!rho) return pw_fail(err, PW_ENOMEM, "stats: out of memory for %zu densities", p->n);
+    size_t ice = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        rho[i] = p->m[i] / (p->V0[i] * p->Jp[i] * m3_det(p->Fe[i]));
+        ice += rho[i] > PW_STATS_ICE_DENSITY;
+    }
+    qsort(rho, p->n, sizeof *rho, cmp_double);
+    st->rho_median = p->n % 2 ? rho[p->n / 2] : 0.5 * (rho[p->n / 2 - 1] + rho[p->n / 2]);
+    st->rho_max = rho[p->n - 1];
+    st->ice_share = (double)ice / (double)p->n;
+    free(rho);
+    return PW_OK;
+}
+
 pw_status pw_stats_compute(const pw_stats_particles *p, double link, double h,
                            const pw_collider_desc *colliders, int n_colliders, double t,
                            pw_frame_stats *st, pw_error *err)
@@ -315,6 +339,7 @@ pw_status pw_stats_compute(const pw_stats_particles *p, double link, double h,
         }
     }
     if (p->Jp) st->jp_mean = jp_sum / (double)p->n;
+    if (st->has_elastic && p->m && (rc = densities(p, st, err)) != PW_OK) return rc;
     return collider_shares(p, h, colliders, n_colliders, t, st, err);
 }
 

@@ -14,7 +14,8 @@
  * 6. Energies: elastic = sum V0 Psi(F_E) with the moduli hardened by e^{xi (1 - J_P)}
  *    (J_P clamped to the particle's bounds), in closed form for a stretch and a shear;
  *    potential = -sum m g . x; a cache with F_E and the moduli gives the same, one
- *    without them gives elastic 0.
+ *    without them gives elastic 0. Density m / (V0 J_P det F_E): median, largest and
+ *    the share denser than ice in closed form, the same from the cache.
  * 7. Chunks: in the crack lattice below, with a broken layer (J_P 1.5), a weakened one
  *    (J_P 1.4: 1.8 % of its stiffness left) and one that cannot harden (xi = 0), 20 %
  *    is weak and the sound snow is in chunks of 200, 200 and 400 particles, so the mean
@@ -267,6 +268,10 @@ static void energies(void)
     double e1 = 2e-3 * exp(10 * 0.1) * (100 * 0.04 + 25 * 0.04);
     CHECK_NEAR(st.elastic_energy, e0 + e1, 1e-12 * (e0 + e1), "elastic energy");
     CHECK_NEAR(st.potential_energy, 10 * (1 * 1 + 2 * 2 + 3 * 0), 1e-12, "potential energy");
+    /* rho = m / (V0 J_P det F_E): 909.1, 1388.9 and 6000 kg/m^3, two denser than ice */
+    CHECK_NEAR(st.rho_median, 2 / (2e-3 * 0.9 * 0.8), 1e-9, "median density");
+    CHECK_NEAR(st.rho_max, 3 / (1e-3 * 0.5), 1e-9, "largest density");
+    CHECK(st.ice_share == 2.0 / 3.0, "share denser than ice %g", st.ice_share);
     /* J_P below its bound hardens as the bound does (the solver clamps it) */
     jp[2] = 0.1;
     Fe[2] = m3_diag(1.1, 1, 1);
@@ -293,6 +298,7 @@ static void energies(void)
     pw_frame_stats sc;
     CHECK(pw_cache_write(path, &cf, &err) == PW_OK, "write: %s", err.msg);
     CHECK(pw_stats_cache(path, 1.4, v3(0, -10, 0), NULL, 0, &sc, &err) == PW_OK, "%s", err.msg);
+    CHECK(sc.rho_median == st.rho_median && sc.rho_max == st.rho_max, "cache densities");
     CHECK(sc.elastic_energy == st.elastic_energy && sc.potential_energy == st.potential_energy,
           "cache energies %g %g, arrays %g %g", sc.elastic_energy, sc.potential_energy,
           st.elastic_energy, st.potential_energy);
