@@ -69,6 +69,9 @@ static pw_status parse_material(const sc_ctx *c, json_t *obj, const char *path,
         (rc = sc_number(c, obj, path, "rho_max", 0, m->rho_max, rho_max, &m->rho_max)) ||
         (rc = sc_number(c, obj, path, "Jp_floor", 0, m->Jp_floor, Jp_floor, &m->Jp_floor)))
         return rc;
+    /* Keys added after caches were written stay out of the canonical text (sim_hash) at
+     * their no-op value, so those caches still belong to the scenes that made them. */
+    if (m->Jp_floor == 0) json_object_del(obj, "Jp_floor");
     char at[SC_PATH];
     if (m->rho_max > 0 && !(m->rho_max > m->rho0)) {
         sc_join(at, path, "rho_max");

@@ -302,7 +302,15 @@ static void case_hash(pw_scene *s)
         {"\"camera\"", "\"spp\": 3, \"camera\"", 0, "render spp"},
         {"[1, 1, 1]}}", "[1, 1, 1]}}, \"resolution\": [10, 10]", 0, "render resolution"},
         {"\"name\": \"minimal\"", "\"name\": \"other\"", 0, "name"},
+        {"\"snow\": {}", "\"snow\": {\"Jp_floor\": 0.6}", 1, "the compaction floor"},
+        {"\"snow\": {}", "\"snow\": {\"Jp_floor\": 0}", 0, "the floor at its no-op value"},
     };
+    /* Caches carry the hash of the scene that wrote them, and a scene whose hash changed
+     * no longer renders or resumes them. This is the hash the caches of this scene have
+     * had since the compaction limit (rho_max) came in: a new key must stay out of the
+     * canonical text at its no-op value (scene_sim.c), or every user's cache is orphaned. */
+    CHECK(h0 == 0xd3c62640b2ead7e2ull, "minimal.json hashes to %016llx, not d3c62640b2ead7e2: "
+          "existing caches would no longer match their scenes", (unsigned long long)h0);
     for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
         char *t = replace(base, v[k].from, v[k].to);
         uint64_t h = hash_of(t, s);
