@@ -115,11 +115,14 @@ static void print_row(int f, const pw_frame_stats *st)
            100 * st->broken_share, 100 * st->weak_share, 100 * st->chunk_mean, st->jp_min,
            st->jp_mean, st->jp_max, st->kinetic_energy);
     if (st->has_elastic) /* a slim render cache has no F_E: its energies are not complete */
-        printf(" %10.4g %10.5g %7.0f %6.0f %5.1f%%", st->elastic_energy,
-               st->kinetic_energy + st->potential_energy + st->elastic_energy, st->rho_median,
-               st->rho_max, 100 * st->ice_share);
+        printf(" %10.4g %10.5g", st->elastic_energy,
+               st->kinetic_energy + st->potential_energy + st->elastic_energy);
     else
-        printf(" %10s %10s %7s %6s %6s", "-", "-", "-", "-", "-");
+        printf(" %10s %10s", "-", "-");
+    if (st->has_density)
+        printf(" %7.0f %6.0f %5.1f%%", st->rho_median, st->rho_max, 100 * st->ice_share);
+    else
+        printf(" %7s %6s %6s", "-", "-", "-");
     for (int k = 0; k < st->n_colliders; k++) printf(" %5.1f%%", 100 * st->near_share[k]);
     printf("  [%.3f %.3f %.3f]-[%.3f %.3f %.3f]\n", st->lo.x, st->lo.y, st->lo.z, st->hi.x,
            st->hi.y, st->hi.z);
@@ -128,11 +131,11 @@ static void print_row(int f, const pw_frame_stats *st)
 static void print_json(int f, double t, const pw_frame_stats *st)
 {
     char elastic[32] = "null", rho[96] = "null, \"rho_max\": null, \"ice_share\": null";
-    if (st->has_elastic) { /* not measured in a slim render cache */
+    if (st->has_elastic) /* not measured in a slim render cache */
         snprintf(elastic, sizeof elastic, "%.9g", st->elastic_energy);
+    if (st->has_density)
         snprintf(rho, sizeof rho, "%.6g, \"rho_max\": %.6g, \"ice_share\": %.6f", st->rho_median,
                  st->rho_max, st->ice_share);
-    }
     printf("{\"frame\": %d, \"time\": %.9g, \"particles\": %zu, \"link_m\": %.9g, "
            "\"fragments\": %zu, \"largest_share\": %.6f, \"second_share\": %.6f, "
            "\"fragments_ge_1pct\": %zu, \"fragments_ge_5\": %zu, \"pieces_ge_1pct\": %zu, "

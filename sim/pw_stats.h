@@ -68,9 +68,12 @@ typedef struct {
                                   render cache)                                           */
     int has_elastic;           /* 1 when elastic_energy was measured                      */
     double rho_median, rho_max; /* the snow's density m / (V0 J_P J_E) over the particles:
-                                  median and largest [kg/m^3]; 0 without m or F_E    */
+                                  median and largest [kg/m^3]                         */
     double ice_share;          /* share of particles denser than ice (PW_STATS_ICE_DENSITY),
                                   what compaction the model does not bound produces [-]  */
+    int has_density;           /* 1 when the densities were measured: the frame has m, F_E
+                                  and V0, and V0 has been estimated (a seeded frame 0 has
+                                  V0 = 0 until the first step measures it)               */
     double potential_energy;   /* sum -m g . x, relative to the origin [J]; 0 without g   */
     double mass;               /* [kg]                                                    */
     vec3 momentum;             /* sum m v [kg m/s]                                        */

@@ -279,9 +279,12 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* rho = m / V with V = V0 det F = V0 J_P J_E: the median by sorting a copy */
+/* rho = m / V with V = V0 det F = V0 J_P J_E: the median by sorting a copy. Measured
+ * only once every V0 is known (the first step estimates it from the grid). */
 static pw_status densities(const pw_stats_particles *p, pw_frame_stats *st, pw_error *err)
 {
+    for (size_t i = 0; i < p->n; i++)
+        if (!(p->V0[i] > 0)) return PW_OK;
     double *rho = malloc(p->n * sizeof *rho);
     if (!rho) return pw_fail(err, PW_ENOMEM, "stats: out of memory for %zu densities", p->n);
     size_t ice = 0;
@@ -293,6 +296,7 @@ static pw_status densities(const pw_stats_particles *p, pw_frame_stats *st, pw_e
     st->rho_median = p->n % 2 ? rho[p->n / 2] : 0.5 * (rho[p->n / 2 - 1] + rho[p->n / 2]);
     st->rho_max = rho[p->n - 1];
     st->ice_share = (double)ice / (double)p->n;
+    st->has_density = 1;
     free(rho);
     return PW_OK;
 }

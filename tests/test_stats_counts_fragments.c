@@ -15,7 +15,8 @@
  *    (J_P clamped to the particle's bounds), in closed form for a stretch and a shear;
  *    potential = -sum m g . x; a cache with F_E and the moduli gives the same, one
  *    without them gives elastic 0. Density m / (V0 J_P det F_E): median, largest and
- *    the share denser than ice in closed form, the same from the cache.
+ *    the share denser than ice in closed form, the same from the cache; none while a
+ *    particle's V0 is still 0 (a seeded frame).
  * 7. Chunks: in the crack lattice below, with a broken layer (J_P 1.5), a weakened one
  *    (J_P 1.4: 1.8 % of its stiffness left) and one that cannot harden (xi = 0), 20 %
  *    is weak and the sound snow is in chunks of 200, 200 and 400 particles, so the mean
@@ -271,7 +272,12 @@ static void energies(void)
     /* rho = m / (V0 J_P det F_E): 909.1, 1388.9 and 6000 kg/m^3, two denser than ice */
     CHECK_NEAR(st.rho_median, 2 / (2e-3 * 0.9 * 0.8), 1e-9, "median density");
     CHECK_NEAR(st.rho_max, 3 / (1e-3 * 0.5), 1e-9, "largest density");
-    CHECK(st.ice_share == 2.0 / 3.0, "share denser than ice %g", st.ice_share);
+    CHECK(st.ice_share == 2.0 / 3.0 && st.has_density, "share denser than ice %g", st.ice_share);
+    /* a seeded frame has V0 = 0 until the first step: no density rather than infinity */
+    V0[1] = 0;
+    CHECK(pw_stats_compute(&p, 0.7, 0.5, NULL, 0, 0.0, &st, NULL) == PW_OK, "energy: compute");
+    CHECK(!st.has_density && st.rho_max == 0, "density with V0 = 0: %g", st.rho_max);
+    V0[1] = 2e-3;
     /* J_P below its bound hardens as the bound does (the solver clamps it) */
     jp[2] = 0.1;
     Fe[2] = m3_diag(1.1, 1, 1);
