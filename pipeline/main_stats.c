@@ -32,6 +32,8 @@ static const char *const help_text =
     "              particles per cell has neighbours at ~0.5 h)\n"
     "  largest     share of the particles in the largest fragment (and the second)\n"
     "  >=1%        fragments holding at least 1% of the particles; >=5: of 5 particles\n"
+    "  in>=1%      share of the particles in fragments of >= 1%: the snow in chunks\n"
+    "              (the rest is powder and small debris)\n"
     "  pieces      the same count over intact particles only, those hardening has left\n"
     "              at least 1% of their stiffness (exp(xi (1 - Jp)) >= 0.01): cracks\n"
     "              that have not opened yet separate pieces; largest piece share and\n"
@@ -97,8 +99,8 @@ static int parse(int argc, char **argv, stats_options *o)
 
 static void print_header(const pw_scene *sc)
 {
-    printf("%5s %9s %9s %7s %7s %5s %5s %6s %7s %7s %7s %7s %6s %6s %6s %10s %10s %10s %7s %6s %6s",
-           "frame", "particles", "fragments", "largest", "second", ">=1%", ">=5", "pieces",
+    printf("%5s %9s %9s %7s %7s %5s %7s %5s %6s %7s %7s %7s %7s %6s %6s %6s %10s %10s %10s %7s %6s %6s",
+           "frame", "particles", "fragments", "largest", "second", ">=1%", "in>=1%", ">=5", "pieces",
            "largest", "broken", "weak", "chunk", "Jp min", "mean", "max", "KE [J]", "elastic",
            "total", "rho med", "max", ">ice");
     for (int k = 0; k < sc->n_colliders && k < PW_STATS_MAX_COLLIDERS; k++)
@@ -108,10 +110,10 @@ static void print_header(const pw_scene *sc)
 
 static void print_row(int f, const pw_frame_stats *st)
 {
-    printf("%5d %9zu %9zu %6.1f%% %6.1f%% %5zu %5zu %6zu %6.1f%% %6.1f%% %6.1f%% %6.1f%% "
+    printf("%5d %9zu %9zu %6.1f%% %6.1f%% %5zu %6.1f%% %5zu %6zu %6.1f%% %6.1f%% %6.1f%% %6.1f%% "
            "%6.3f %6.3f %6.3f %10.4g",
            f, st->particles, st->fragments, 100 * st->largest_share, 100 * st->second_share,
-           st->fragments_large, st->fragments_5, st->pieces_large, 100 * st->largest_piece,
+           st->fragments_large, 100 * st->in_large_share, st->fragments_5, st->pieces_large, 100 * st->largest_piece,
            100 * st->broken_share, 100 * st->weak_share, 100 * st->chunk_mean, st->jp_min,
            st->jp_mean, st->jp_max, st->kinetic_energy);
     if (st->has_elastic) /* a slim render cache has no F_E: its energies are not complete */
@@ -138,7 +140,7 @@ static void print_json(int f, double t, const pw_frame_stats *st)
                  st->rho_max, st->ice_share);
     printf("{\"frame\": %d, \"time\": %.9g, \"particles\": %zu, \"link_m\": %.9g, "
            "\"fragments\": %zu, \"largest_share\": %.6f, \"second_share\": %.6f, "
-           "\"fragments_ge_1pct\": %zu, \"fragments_ge_5\": %zu, \"pieces_ge_1pct\": %zu, "
+           "\"fragments_ge_1pct\": %zu, \"in_fragments_ge_1pct\": %.6f, \"fragments_ge_5\": %zu, \"pieces_ge_1pct\": %zu, "
            "\"largest_piece_share\": %.6f, \"second_piece_share\": %.6f, "
            "\"broken_share\": %.6f, \"weak_share\": %.6f, \"chunk_mean\": %.6f, "
            "\"jp_min\": %.6g, "
@@ -148,8 +150,8 @@ static void print_json(int f, double t, const pw_frame_stats *st)
            "\"momentum\": [%.9g, %.9g, %.9g], \"bounds\": [[%.6g, %.6g, %.6g], [%.6g, %.6g, "
            "%.6g]], \"near_collider\": [",
            f, t, st->particles, st->link, st->fragments, st->largest_share, st->second_share,
-           st->fragments_large, st->fragments_5, st->pieces_large, st->largest_piece,
-           st->second_piece, st->broken_share, st->weak_share, st->chunk_mean, st->jp_min,
+           st->fragments_large, st->in_large_share, st->fragments_5, st->pieces_large,
+           st->largest_piece, st->second_piece, st->broken_share, st->weak_share, st->chunk_mean, st->jp_min,
            st->jp_mean, st->jp_max, st->kinetic_energy, elastic, rho, st->potential_energy, st->mass,
            st->momentum.x, st->momentum.y, st->momentum.z,
            st->lo.x, st->lo.y, st->lo.z, st->hi.x, st->hi.y, st->hi.z);

@@ -51,6 +51,8 @@ typedef struct {
     double link;               /* link distance used [m]                                  */
     size_t fragments;          /* connected sets of particles (singletons included)       */
     size_t fragments_large;    /* fragments holding >= PW_STATS_SHARE of the particles    */
+    double in_large_share;     /* share of the particles in those fragments: the snow that
+                                  is in chunks; the rest is powder and small debris [-]   */
     size_t fragments_5;        /* fragments of at least 5 particles                       */
     double largest_share;      /* particles in the largest fragment / particles [-]       */
     double second_share;       /* the same for the second largest [-]                     */

@@ -162,10 +162,11 @@ static int cmp_size_desc(const void *a, const void *b)
 }
 
 /* Connected sets of the particles x[0..n) at link distance link: their count, the two
- * largest sizes, how many hold at least 1 % of `total` and at least 5 particles, and the
- * sum of their squared sizes (a double: exact below 2^53). */
+ * largest sizes, how many hold at least 1 % of `total` and how many particles those hold,
+ * how many hold at least 5 particles, and the sum of their squared sizes (a double:
+ * exact below 2^53). */
 typedef struct {
-    size_t count, first, second, large, five;
+    size_t count, first, second, large, in_large, five;
     double sum_sq;
 } fragment_census;
 
@@ -186,7 +187,10 @@ static pw_status census(const vec3 *x, size_t n, double link, size_t total, frag
         c->first = nf > 0 ? size[0] : 0;
         c->second = nf > 1 ? size[1] : 0;
         for (size_t k = 0; k < nf; k++) {
-            if ((double)size[k] >= PW_STATS_SHARE * (double)total) c->large++;
+            if ((double)size[k] >= PW_STATS_SHARE * (double)total) {
+                c->large++;
+                c->in_large += size[k];
+            }
             if (size[k] >= 5) c->five++;
             c->sum_sq += (double)size[k] * (double)size[k];
         }
@@ -224,6 +228,7 @@ static pw_status fragment_sizes(const pw_stats_particles *p, double link, pw_fra
     st->largest_share = (double)all.first / n;
     st->second_share = (double)all.second / n;
     st->fragments_large = all.large;
+    st->in_large_share = (double)all.in_large / n;
     st->fragments_5 = all.five;
 
     vec3 *kept = malloc((p->n ? p->n : 1) * sizeof *kept);

@@ -159,6 +159,8 @@ static void shares_and_sums(void)
     CHECK_NEAR(st.second_share, 512.0 / 1515, 1e-15, "second share");
     CHECK(st.fragments_large == 2 && st.fragments_5 == 2, "large %zu, >=5 %zu",
           st.fragments_large, st.fragments_5);
+    CHECK(st.in_large_share == 1512.0 / 1515, "in fragments >= 1 %%: %.17g (the three singletons "
+          "are not)", st.in_large_share);
     CHECK_NEAR(st.kinetic_energy, ke, 1e-12 * ke, "kinetic energy");
     CHECK_NEAR(st.mass, mass, 1e-12 * mass, "mass");
     CHECK_NEAR(v3_length(v3_sub(st.momentum, mom)), 0, 1e-12, "momentum");
