@@ -51,6 +51,9 @@ static const char *const help_text =
     "  rho         median and largest density of the snow, m / (V0 det F) [kg/m^3],\n"
     "              and >ice: the share of particles denser than ice (917 kg/m^3)\n"
     "  bounds      the particles' bounding box [m]\n"
+    "  top99       the height below which 99% of the snow lies [m] (along -gravity):\n"
+    "              how high the bulk of the snow reaches, a spray or an eruption\n"
+    "              raises it; the box's top follows the single highest speck\n"
     "  near        per collider, share of particles within 2 h of its surface\n"
     "--json prints one JSON object per frame and line. Caches come from `powder sim`\n"
     "(from DIR/cache with --output DIR).\n";
@@ -105,7 +108,7 @@ static void print_header(const pw_scene *sc)
            "total", "rho med", "max", ">ice");
     for (int k = 0; k < sc->n_colliders && k < PW_STATS_MAX_COLLIDERS; k++)
         printf("  near%d", k);
-    printf("  bounds [m]\n");
+    printf("  top99 [m]  bounds [m]\n");
 }
 
 static void print_row(int f, const pw_frame_stats *st)
@@ -126,7 +129,7 @@ static void print_row(int f, const pw_frame_stats *st)
     else
         printf(" %7s %6s %6s", "-", "-", "-");
     for (int k = 0; k < st->n_colliders; k++) printf(" %5.1f%%", 100 * st->near_share[k]);
-    printf("  [%.3f %.3f %.3f]-[%.3f %.3f %.3f]\n", st->lo.x, st->lo.y, st->lo.z, st->hi.x,
+    printf("  %8.3f  [%.3f %.3f %.3f]-[%.3f %.3f %.3f]\n", st->top99, st->lo.x, st->lo.y, st->lo.z, st->hi.x,
            st->hi.y, st->hi.z);
 }
 
@@ -148,13 +151,13 @@ static void print_json(int f, double t, const pw_frame_stats *st)
            "\"elastic_energy\": %s, \"rho_median\": %s, \"potential_energy\": %.9g, "
            "\"mass\": %.9g, "
            "\"momentum\": [%.9g, %.9g, %.9g], \"bounds\": [[%.6g, %.6g, %.6g], [%.6g, %.6g, "
-           "%.6g]], \"near_collider\": [",
+           "%.6g]], \"top99\": %.6g, \"near_collider\": [",
            f, t, st->particles, st->link, st->fragments, st->largest_share, st->second_share,
            st->fragments_large, st->in_large_share, st->fragments_5, st->pieces_large,
            st->largest_piece, st->second_piece, st->broken_share, st->weak_share, st->chunk_mean, st->jp_min,
            st->jp_mean, st->jp_max, st->kinetic_energy, elastic, rho, st->potential_energy, st->mass,
            st->momentum.x, st->momentum.y, st->momentum.z,
-           st->lo.x, st->lo.y, st->lo.z, st->hi.x, st->hi.y, st->hi.z);
+           st->lo.x, st->lo.y, st->lo.z, st->hi.x, st->hi.y, st->hi.z, st->top99);
     for (int k = 0; k < st->n_colliders; k++) printf("%s%.6f", k ? ", " : "", st->near_share[k]);
     printf("]}\n");
 }

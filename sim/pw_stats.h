@@ -80,6 +80,11 @@ typedef struct {
     double mass;               /* [kg]                                                    */
     vec3 momentum;             /* sum m v [kg m/s]                                        */
     vec3 lo, hi;               /* bounding box of the particle positions [m]              */
+    double top99;              /* height (along -gravity, y without it) below which 99 %
+                                  of the particles lie, nearest rank [m]: how high the bulk
+                                  of the snow reaches; unlike the box it ignores the few
+                                  highest specks, so it rises only when a spray or an
+                                  eruption lifts a share of the snow                       */
     int n_colliders;
     double near_share[PW_STATS_MAX_COLLIDERS]; /* share of particles with phi < 2 h of
                                                   collider k at the frame's time [-]      */

@@ -306,6 +306,22 @@ static pw_status densities(const pw_stats_particles *p, pw_frame_stats *st, pw_e
     return PW_OK;
 }
 
+/* The 99th-percentile height by sorting a copy (nearest rank: the ceil(0.99 n)-th
+ * smallest), along -gravity, or y in a frame without gravity. */
+static pw_status height_99(const pw_stats_particles *p, pw_frame_stats *st, pw_error *err)
+{
+    double gl = v3_length(p->gravity);
+    vec3 up = gl > 0 ? v3_scale(p->gravity, -1 / gl) : v3(0, 1, 0);
+    double *y = malloc(p->n * sizeof *y);
+    if (!y) return pw_fail(err, PW_ENOMEM, "stats: out of memory for %zu heights", p->n);
+    for (size_t i = 0; i < p->n; i++) y[i] = v3_dot(p->x[i], up);
+    qsort(y, p->n, sizeof *y, cmp_double);
+    size_t rank = (size_t)ceil(0.99 * (double)p->n);
+    st->top99 = y[rank > 0 ? rank - 1 : 0];
+    free(y);
+    return PW_OK;
+}
+
 pw_status pw_stats_compute(const pw_stats_particles *p, double link, double h,
                            const pw_collider_desc *colliders, int n_colliders, double t,
                            pw_frame_stats *st, pw_error *err)
@@ -349,6 +365,7 @@ pw_status pw_stats_compute(const pw_stats_particles *p, double link, double h,
     }
     if (p->Jp) st->jp_mean = jp_sum / (double)p->n;
     if (st->has_elastic && p->m && (rc = densities(p, st, err)) != PW_OK) return rc;
+    if ((rc = height_99(p, st, err)) != PW_OK) return rc;
     return collider_shares(p, h, colliders, n_colliders, t, st, err);
 }
 

@@ -22,7 +22,8 @@
  *    is weak and the sound snow is in chunks of 200, 200 and 400 particles, so the mean
  *    chunk is 0.2^2 + 0.2^2 + 0.4^2 = 0.24 exactly; J_P 1.069 (factor 0.502) is still
  *    sound (chunks of 500 and 400: 0.41), 1.07 (0.497) weak. Without xi nothing is
- *    weak and the mean chunk is the fragments' sum of squared shares. */
+ *    weak and the mean chunk is the fragments' sum of squared shares.
+ * 8. Height: see height_percentile. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -317,6 +318,34 @@ static void energies(void)
           "without F_E: elastic %g", sc.elastic_energy);
 }
 
+/* 8. Height: 200 particles at heights 0 .. 199 in scrambled order; the 99th percentile
+ *    by nearest rank is the 198th smallest, 197, along -g (y down), along -g for a
+ *    gravity along +x (heights -x: -2), and along y without gravity; one particle is
+ *    its own. */
+static void height_percentile(void)
+{
+    enum { n = 200 };
+    vec3 x[n];
+    for (int k = 0; k < n; k++) {
+        double a = (double)((k * 37) % n); /* 37 is prime to 200: every height once */
+        x[k] = v3(a, a, 0.5);
+    }
+    pw_stats_particles p = {n, x, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                            {0, -9.81, 0}};
+    pw_frame_stats st;
+    CHECK(pw_stats_compute(&p, 0.7, 1.0, NULL, 0, 0.0, &st, NULL) == PW_OK, "compute failed");
+    CHECK(st.top99 == 197, "top99 along -g: %.17g", st.top99);
+    p.gravity = v3(3, 0, 0);
+    CHECK(pw_stats_compute(&p, 0.7, 1.0, NULL, 0, 0.0, &st, NULL) == PW_OK, "compute failed");
+    CHECK(st.top99 == -2, "top99 against a gravity along +x: %.17g", st.top99);
+    p.gravity = v3(0, 0, 0);
+    CHECK(pw_stats_compute(&p, 0.7, 1.0, NULL, 0, 0.0, &st, NULL) == PW_OK, "compute failed");
+    CHECK(st.top99 == 197, "top99 without gravity (y): %.17g", st.top99);
+    p.n = 1;
+    CHECK(pw_stats_compute(&p, 0.7, 1.0, NULL, 0, 0.0, &st, NULL) == PW_OK, "compute failed");
+    CHECK(st.top99 == x[0].y, "top99 of one particle: %.17g", st.top99);
+}
+
 int main(void)
 {
     random_clouds();
@@ -324,5 +353,6 @@ int main(void)
     shares_and_sums();
     cracks_split_pieces();
     energies();
+    height_percentile();
     return check_done("stats_counts_fragments");
 }
