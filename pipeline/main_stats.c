@@ -102,9 +102,10 @@ static int parse(int argc, char **argv, stats_options *o)
 
 static void print_header(const pw_scene *sc)
 {
-    printf("%5s %9s %9s %7s %7s %5s %7s %5s %6s %7s %7s %7s %7s %6s %6s %6s %10s %10s %10s %7s %6s %6s",
-           "frame", "particles", "fragments", "largest", "second", ">=1%", "in>=1%", ">=5", "pieces",
-           "largest", "broken", "weak", "chunk", "Jp min", "mean", "max", "KE [J]", "elastic",
+    printf("%5s %9s %9s %7s %7s %5s %7s %5s %6s %7s %7s %7s %7s %6s %6s %6s %10s %10s %10s %7s "
+           "%6s %6s",
+           "frame", "particles", "fragments", "largest", "second", ">=1%", "in>=1%", ">=5",
+           "pieces", "largest", "broken", "weak", "chunk", "Jp min", "mean", "max", "KE [J]", "elastic",
            "total", "rho med", "max", ">ice");
     for (int k = 0; k < sc->n_colliders && k < PW_STATS_MAX_COLLIDERS; k++)
         printf("  near%d", k);
@@ -113,12 +114,12 @@ static void print_header(const pw_scene *sc)
 
 static void print_row(int f, const pw_frame_stats *st)
 {
-    printf("%5d %9zu %9zu %6.1f%% %6.1f%% %5zu %6.1f%% %5zu %6zu %6.1f%% %6.1f%% %6.1f%% %6.1f%% "
-           "%6.3f %6.3f %6.3f %10.4g",
+    printf("%5d %9zu %9zu %6.1f%% %6.1f%% %5zu %6.1f%% %5zu %6zu %6.1f%% %6.1f%% %6.1f%% "
+           "%6.1f%% %6.3f %6.3f %6.3f %10.4g",
            f, st->particles, st->fragments, 100 * st->largest_share, 100 * st->second_share,
-           st->fragments_large, 100 * st->in_large_share, st->fragments_5, st->pieces_large, 100 * st->largest_piece,
-           100 * st->broken_share, 100 * st->weak_share, 100 * st->chunk_mean, st->jp_min,
-           st->jp_mean, st->jp_max, st->kinetic_energy);
+           st->fragments_large, 100 * st->in_large_share, st->fragments_5, st->pieces_large,
+           100 * st->largest_piece, 100 * st->broken_share, 100 * st->weak_share,
+           100 * st->chunk_mean, st->jp_min, st->jp_mean, st->jp_max, st->kinetic_energy);
     if (st->has_elastic) /* a slim render cache has no F_E: its energies are not complete */
         printf(" %10.4g %10.5g", st->elastic_energy,
                st->kinetic_energy + st->potential_energy + st->elastic_energy);
@@ -129,8 +130,8 @@ static void print_row(int f, const pw_frame_stats *st)
     else
         printf(" %7s %6s %6s", "-", "-", "-");
     for (int k = 0; k < st->n_colliders; k++) printf(" %5.1f%%", 100 * st->near_share[k]);
-    printf("  %8.3f  [%.3f %.3f %.3f]-[%.3f %.3f %.3f]\n", st->top99, st->lo.x, st->lo.y, st->lo.z, st->hi.x,
-           st->hi.y, st->hi.z);
+    printf("  %8.3f  [%.3f %.3f %.3f]-[%.3f %.3f %.3f]\n", st->top99, st->lo.x, st->lo.y,
+           st->lo.z, st->hi.x, st->hi.y, st->hi.z);
 }
 
 static void print_json(int f, double t, const pw_frame_stats *st)
@@ -143,7 +144,8 @@ static void print_json(int f, double t, const pw_frame_stats *st)
                  st->rho_max, st->ice_share);
     printf("{\"frame\": %d, \"time\": %.9g, \"particles\": %zu, \"link_m\": %.9g, "
            "\"fragments\": %zu, \"largest_share\": %.6f, \"second_share\": %.6f, "
-           "\"fragments_ge_1pct\": %zu, \"in_fragments_ge_1pct\": %.6f, \"fragments_ge_5\": %zu, \"pieces_ge_1pct\": %zu, "
+           "\"fragments_ge_1pct\": %zu, \"in_fragments_ge_1pct\": %.6f, \"fragments_ge_5\": %zu, "
+           "\"pieces_ge_1pct\": %zu, "
            "\"largest_piece_share\": %.6f, \"second_piece_share\": %.6f, "
            "\"broken_share\": %.6f, \"weak_share\": %.6f, \"chunk_mean\": %.6f, "
            "\"jp_min\": %.6g, "
@@ -154,9 +156,9 @@ static void print_json(int f, double t, const pw_frame_stats *st)
            "%.6g]], \"top99\": %.6g, \"near_collider\": [",
            f, t, st->particles, st->link, st->fragments, st->largest_share, st->second_share,
            st->fragments_large, st->in_large_share, st->fragments_5, st->pieces_large,
-           st->largest_piece, st->second_piece, st->broken_share, st->weak_share, st->chunk_mean, st->jp_min,
-           st->jp_mean, st->jp_max, st->kinetic_energy, elastic, rho, st->potential_energy, st->mass,
-           st->momentum.x, st->momentum.y, st->momentum.z,
+           st->largest_piece, st->second_piece, st->broken_share, st->weak_share, st->chunk_mean,
+           st->jp_min, st->jp_mean, st->jp_max, st->kinetic_energy, elastic, rho,
+           st->potential_energy, st->mass, st->momentum.x, st->momentum.y, st->momentum.z,
            st->lo.x, st->lo.y, st->lo.z, st->hi.x, st->hi.y, st->hi.z, st->top99);
     for (int k = 0; k < st->n_colliders; k++) printf("%s%.6f", k ? ", " : "", st->near_share[k]);
     printf("]}\n");
