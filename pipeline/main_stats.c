@@ -105,8 +105,8 @@ static void print_header(const pw_scene *sc)
     printf("%5s %9s %9s %7s %7s %5s %7s %5s %6s %7s %7s %7s %7s %6s %6s %6s %10s %10s %10s %7s "
            "%6s %6s",
            "frame", "particles", "fragments", "largest", "second", ">=1%", "in>=1%", ">=5",
-           "pieces", "largest", "broken", "weak", "chunk", "Jp min", "mean", "max", "KE [J]", "elastic",
-           "total", "rho med", "max", ">ice");
+           "pieces", "largest", "broken", "weak", "chunk", "Jp min", "mean", "max", "KE [J]",
+           "elastic", "total", "rho med", "max", ">ice");
     for (int k = 0; k < sc->n_colliders && k < PW_STATS_MAX_COLLIDERS; k++)
         printf("  near%d", k);
     printf("  top99 [m]  bounds [m]\n");
