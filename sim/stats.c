@@ -316,7 +316,7 @@ static pw_status height_99(const pw_stats_particles *p, pw_frame_stats *st, pw_e
     if (!y) return pw_fail(err, PW_ENOMEM, "stats: out of memory for %zu heights", p->n);
     for (size_t i = 0; i < p->n; i++) y[i] = v3_dot(p->x[i], up);
     qsort(y, p->n, sizeof *y, cmp_double);
-    size_t rank = (size_t)ceil(0.99 * (double)p->n);
+    size_t rank = (99 * p->n + 99) / 100; /* ceil(0.99 n) in integers: 0.99 is inexact */
     st->top99 = y[rank > 0 ? rank - 1 : 0];
     free(y);
     return PW_OK;
