@@ -80,26 +80,9 @@ static inline vec3 precondition_projected(vec3 r, vec3 dinv, const pw_grid *g, s
     return g->fixed[i] & PW_FIXED_NORMAL ? project(z, g->fixed[i], g->normal[i]) : z;
 }
 
-/* x += alpha p, r -= alpha Ap, u = M^-1/2 D^-1 r (the Hessian's input) */
-static void pass_update_x(pw_sim *s, size_t n, double alpha, vec3 *x, vec3 *r, const vec3 *p,
-                          const vec3 *Ap, pw_vec4 *u)
-{
-    long nc = (long)chunk_count(n);
-    const vec3 *dinv = s->dinv;
-#pragma omp parallel for schedule(static) num_threads(s->threads)
-    for (long c = 0; c < nc; c++) {
-        CHUNK_RANGE(c, n, lo, hi);
-        for (size_t i = lo; i < hi; i++) {
-            x[i] = v3_madd(x[i], p[i], alpha);
-            r[i] = v3_madd(r[i], Ap[i], -alpha);
-            u[i] = pad(v3_scale(precondition_projected(r[i], dinv[i], &s->grid, i), s->inv_sqrt_m[i]));
-        }
-    }
-}
-
-/* Az = P (z + beta dt^2 M^-1/2 Hu) with z = D^-1 r; returns z . Az, and r . r in *rr */
-static double pass_operator(pw_sim *s, size_t n, double beta_dt2, const vec3 *r,
-                            const pw_vec4 *Hu, vec3 *Az, double *rr_total)
+/* x += alpha p, r -= alpha Ap, u = M^-1/2 D^-1 r (the Hessian's input); returns r . r */
+static double pass_update_x(pw_sim *s, size_t n, double alpha, vec3 *x, vec3 *r, const vec3 *p,
+                            const vec3 *Ap, pw_vec4 *u)
 {
     long nc = (long)chunk_count(n);
     double *part = s->partial;
@@ -107,18 +90,37 @@ static double pass_operator(pw_sim *s, size_t n, double beta_dt2, const vec3 *r,
 #pragma omp parallel for schedule(static) num_threads(s->threads)
     for (long c = 0; c < nc; c++) {
         CHUNK_RANGE(c, n, lo, hi);
-        double zAz = 0, rr = 0;
+        double rr = 0;
+        for (size_t i = lo; i < hi; i++) {
+            x[i] = v3_madd(x[i], p[i], alpha);
+            r[i] = v3_madd(r[i], Ap[i], -alpha);
+            u[i] = pad(v3_scale(precondition_projected(r[i], dinv[i], &s->grid, i), s->inv_sqrt_m[i]));
+            rr += v3_dot(r[i], r[i]);
+        }
+        part[c] = rr;
+    }
+    return total(part, (size_t)nc);
+}
+
+/* Az = P (z + beta dt^2 M^-1/2 Hu) with z = D^-1 r; returns z . Az */
+static double pass_operator(pw_sim *s, size_t n, double beta_dt2, const vec3 *r,
+                            const pw_vec4 *Hu, vec3 *Az)
+{
+    long nc = (long)chunk_count(n);
+    double *part = s->partial;
+    const vec3 *dinv = s->dinv;
+#pragma omp parallel for schedule(static) num_threads(s->threads)
+    for (long c = 0; c < nc; c++) {
+        CHUNK_RANGE(c, n, lo, hi);
+        double zAz = 0;
         for (size_t i = lo; i < hi; i++) {
             vec3 Hui = v3(Hu[i].x, Hu[i].y, Hu[i].z), z = precondition(r[i], dinv[i]);
             Az[i] = project(v3_madd(z, Hui, beta_dt2 * s->inv_sqrt_m[i]), s->grid.fixed[i],
                             s->grid.normal[i]);
             zAz += v3_dot(z, Az[i]);
-            rr += v3_dot(r[i], r[i]);
         }
         part[c] = zAz;
-        part[nc + c] = rr;
     }
-    *rr_total = total(part + nc, (size_t)nc);
     return total(part, (size_t)nc);
 }
 
@@ -255,9 +257,8 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
     double r_norm = sqrt(total(part, nc)), zAz = 0, ApMAp = 0;
     double goal = s->p.cr_tolerance * b_norm;
     if (r_norm > goal) { /* (a rigid motion has H v* = 0 and needs no iteration) */
-        double rr_unused;
         pw_mpm_hessian_action4(s, u, Hu);
-        zAz = pass_operator(s, nn, beta_dt2, r, Hu, Ar, &rr_unused);
+        zAz = pass_operator(s, nn, beta_dt2, r, Hu, Ar);
         ApMAp = pass_direction(s, nn, 0.0, r, p, Ar, Ap); /* p = z, Ap = Az */
     }
 
@@ -276,18 +277,17 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
             break;
         }
         double alpha = zAz / ApMAp;
-        pass_update_x(s, nn, alpha, x, r, p, Ap, u);
-        pw_mpm_hessian_action4(s, u, Hu);
-        double rr;
-        double zAz_new = pass_operator(s, nn, beta_dt2, r, Hu, Ar, &rr);
-        r_norm = sqrt(rr);
-        double beta_cr = zAz_new / zAz;
-        zAz = zAz_new;
-        ApMAp = pass_direction(s, nn, beta_cr, r, p, Ar, Ap);
+        r_norm = sqrt(pass_update_x(s, nn, alpha, x, r, p, Ap, u));
         k++;
         if (!isfinite(r_norm))
             return pw_fail(err, PW_ENUMERIC, "implicit solve: non-finite residual at iteration %d (%g)",
                            k, r_norm);
+        if (r_norm <= goal) break; /* the next direction's action would go unused */
+        pw_mpm_hessian_action4(s, u, Hu);
+        double zAz_new = pass_operator(s, nn, beta_dt2, r, Hu, Ar);
+        double beta_cr = zAz_new / zAz;
+        zAz = zAz_new;
+        ApMAp = pass_direction(s, nn, beta_cr, r, p, Ar, Ap);
     }
     *iterations = k;
 
