@@ -7,6 +7,7 @@
  * here (pw_mpm_prepare_stress): a particle gathers G (eq. 8), multiplies it by K and
  * scatters B = K G (eq. 7), on its home block's local box (box.h). */
 #include "box.h"
+#include "box_f32.h"
 #include "hessian.h"
 #include "loops.h"
 
@@ -84,17 +85,16 @@ void pw_mpm_prepare_stress(pw_sim *s)
 /* ---- the Hessian action ---------------------------------------------------------- */
 
 
-/* B = K G: B[0..7] as a sum of K's columns (its rows, K being symmetric), widened to
- * double */
-BOX_INLINE void apply_K(const float K[PW_K_ENTRIES], const double G[9], double B[9])
+/* B = K G in float: B[0..7] as a sum of K's columns (its rows, K being symmetric) */
+BOX_INLINE void apply_K(const float K[PW_K_ENTRIES], const float G[9], float B[9])
 {
-    v8d acc = {-0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0};
-    double last = 0;
+    v8f acc = {-0.f, -0.f, -0.f, -0.f, -0.f, -0.f, -0.f, -0.f};
+    float last = -0.f;
     for (int c = 0; c < 9; c++) {
         v8f col;
         memcpy(&col, K + 9 * c, sizeof col);
-        acc += __builtin_convertvector(col, v8d) * G[c];
-        last += (double)K[9 * c + 8] * G[c];
+        acc += col * G[c];
+        last += K[9 * c + 8] * G[c];
     }
     memcpy(B, &acc, sizeof acc);
     B[8] = last;
@@ -105,26 +105,26 @@ typedef struct {
     pw_vec4 *out;
 } node_io;
 
-/* out += H u over the particles of one home block */
+/* out += H u over the particles of one home block, in float (box_f32.h says why) */
 BOX_CLONES static void hessian_home(const pw_sim *s, uint32_t home, void *ctx)
 {
-    const int wide = box_wide(); /* once for the loop below */
     const node_io *io = ctx;
     const pw_grid *g = &s->grid;
-    pw_box in, out;
-    box_load(g, home, io->u, &in);
-    box_zero(&out);
+    pw_box_f32 in, out;
+    box_f32_load(g, home, io->u, &in);
+    box_f32_zero(&out);
     for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
-        pw_pstep qs;
-        pw_pstep_expand(&s->ps[p], g->inv_h, &qs);
-        const pw_pstep *q = &qs;
-        int base = box_base(q);
-        double G[9], B[9];
-        box_gather(wide, &in.node[base], q, G);   /* eq. 8: dF = G Fe */
-        apply_K(s->K[p], G, B);             /* V0 A_p Fe^T      */
-        box_scatter(wide, &out.node[base], q, B); /* eq. 7            */
+        pw_pstep q;
+        pw_pstep_expand(&s->ps[p], g->inv_h, &q);
+        pw_weights_f32 f;
+        weights_f32(&q, &f);
+        int base = box_base(&q);
+        float G[9], B[9];
+        box_f32_gather(&in.node[base], &f, G); /* eq. 8: dF = G Fe */
+        apply_K(s->K[p], G, B);                /* V0 A_p Fe^T      */
+        box_f32_scatter(&out.node[base], &f, B); /* eq. 7          */
     }
-    box_add_to(g, home, &out, io->out);
+    box_f32_add_to(g, home, &out, io->out);
 }
 
 static void zero_nodes(const pw_sim *s, pw_vec4 *a)

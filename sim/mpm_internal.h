@@ -106,9 +106,9 @@ typedef struct {
  * of the scalar products on a packed triangle (measured: 85 -> 63 ns per particle and
  * action at 3e5 particles). It is stored in float, which halves the largest per-particle
  * array (324 bytes; the action's speed measured unchanged: it is compute-bound). K is
- * formed in double and rounded once, entry by entry, so it stays exactly symmetric;
- * the action widens each entry back to double and sums in double. The rounding
- * (2^-24 of each entry) perturbs the operator far below the solve's tolerance. */
+ * formed in double and rounded once, entry by entry, so it stays exactly symmetric.
+ * The action sums in float too (box_f32.h); the roundings (2^-24 each) perturb the
+ * operator far below the solve's tolerance. */
 #define PW_K_ENTRIES 81
 
 /* Phases of a step, timed by substep() for the benchmark (not part of any result). */

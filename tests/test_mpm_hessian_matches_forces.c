@@ -11,8 +11,10 @@
  * Fe - I up to 0.1) and a random plastic part (entries of Fp - I up to 0.05), so the
  * rotation derivative and the hardening both matter.
  *  3. The Hessian diagonal that preconditions the solve is e^T H e for unit vectors e
- *     along each component of sampled nodes (through the Hessian action), to 1e-12
- *     relative: the two sum the same products in different orders. */
+ *     along each component of sampled nodes (through the Hessian action), to 1e-5
+ *     relative: the two sum the same products, the diagonal in double and the action
+ *     in float (sim/box_f32.h), whose roundings of 2^-24 leave ~4e-7; a missing or
+ *     misplaced term of either is a relative error of order one. */
 #include "check.h"
 #include "mpm_fixture.h"
 #include "hessian.h"
@@ -112,7 +114,7 @@ int main(void)
     }
     printf("3. diagonal vs e^T H e on %d nodes x 3 components: worst rel %.3g\n", sampled, worst);
     CHECK(sampled >= 20, "3. only %d massive nodes sampled", sampled);
-    CHECK(worst < 1e-12, "3. diagonal vs e^T H e rel %.3g", worst);
+    CHECK(worst < 1e-5, "3. diagonal vs e^T H e rel %.3g", worst);
     free(diag);
     free(u); free(dx); free(f0); free(fp); free(fm); free(Hu); free(fd);
     pw_sim_destroy(s);
