@@ -2,6 +2,7 @@
  * plasticity clamp of Stomakhin et al. 2013 (eqs. 1, 2, 11, 12), with the stress
  * differential derived in sim/docs/semi-implicit.md. */
 #include <stddef.h>
+#include <stdint.h>
 
 #include "constitutive.h"
 
@@ -92,57 +93,72 @@ static mat3 stress_differential_from(mat3 dF, mat3 dR, mat3 cofF, double J, doub
 #define WARM_SVD_TOL 1e-15
 #define WARM_SVD_RANK 1e-6
 
-/* Rotates the columns bp, bq of B (and wp, wq of V alike) to make bp . bq = 0, by the
- * smaller angle. Keeps g^2 and a b (the squared relative off-diagonal is their ratio)
- * for the convergence test and returns the squared sine, 0 when the pair is already
- * orthogonal to WARM_SVD_TOL. With d = b - a and r = sqrt(d^2 + 4 g^2), the tangent
- * t = 2g / (d + sign(d) r) gives 1 + t^2 = 2r / (|d| + r), so with D = |d| + r,
- * cos = D / sqrt(2 r D) and sin = sign(d) 2g / sqrt(2 r D): one division where the
- * textbook form through cot(2 theta) takes three, all on the critical path. A d^2
- * that overflows (entries beyond ~1e77) makes cos NaN, which the sigma checks hand
- * on to m3_svd. */
-static inline double jacobi_rotate(double bp[3], double bq[3], double wp[3], double wq[3],
-                                   double *g2, double *ab)
+/* Four matrices at a time, one per lane of a 4-wide vector: a rotation's square roots
+ * and division form a chain of ~60 cycles that one matrix would wait on, three times a
+ * sweep; four independent chains overlap. Every lane does the operations of the
+ * one-matrix form in its order (IEEE operations, no contraction: pw_sim is built with
+ * -ffp-contract=off), so each lane gives the bits one matrix alone would. */
+typedef double v4d_t __attribute__((vector_size(32)));
+typedef long long v4m_t __attribute__((vector_size(32))); /* lane masks, -1 or 0 */
+
+/* m ? a : b per lane (a macro: a vector return value would change the ABI between the
+ * instruction-set clones below) */
+#define SELECT4(m, a, b) ((v4d_t)(((v4m_t)(a) & (m)) | ((v4m_t)(b) & ~(m))))
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(PW_NO_TARGET_CLONES)
+#define SVD_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define SVD_CLONES
+#endif
+
+static inline __attribute__((always_inline)) void sqrt4(v4d_t *x)
 {
-    double a = bp[0] * bp[0] + bp[1] * bp[1] + bp[2] * bp[2];
-    double b = bq[0] * bq[0] + bq[1] * bq[1] + bq[2] * bq[2];
-    double g = bp[0] * bq[0] + bp[1] * bq[1] + bp[2] * bq[2];
-    *g2 = g * g;
-    *ab = a * b;
-    if (!(*g2 > WARM_SVD_TOL * WARM_SVD_TOL * *ab)) return 0;
-    double d = b - a, r = sqrt(d * d + 4.0 * *g2), D = fabs(d) + r;
-    double k = 1.0 / sqrt(2.0 * r * D);
-    double c = D * k, sn = (d >= 0 ? 2.0 * g : -2.0 * g) * k;
-    for (int i = 0; i < 3; i++) {
-        double p = bp[i], q = bq[i];
-        bp[i] = c * p - sn * q;
-        bq[i] = sn * p + c * q;
-        p = wp[i];
-        q = wq[i];
-        wp[i] = c * p - sn * q;
-        wq[i] = sn * p + c * q;
-    }
-    return sn * sn;
+    for (int l = 0; l < 4; l++) (*x)[l] = sqrt((*x)[l]);
 }
 
-static int svd_warm(mat3 A, mat3 V0, mat3 *U, vec3 *sigma, mat3 *V)
+/* Rotates the columns bp, bq of B (and wp, wq of V alike) to make bp . bq = 0, by the
+ * smaller angle, in the lanes of `active`. Keeps g^2 and a b (the squared relative
+ * off-diagonal is their ratio) for the convergence test and returns the squared sine,
+ * 0 where the pair is already orthogonal to WARM_SVD_TOL. With d = b - a and
+ * r = sqrt(d^2 + 4 g^2), the tangent t = 2g / (d + sign(d) r) gives
+ * 1 + t^2 = 2r / (|d| + r), so with D = |d| + r, cos = D / sqrt(2 r D) and
+ * sin = sign(d) 2g / sqrt(2 r D): one division where the textbook form through
+ * cot(2 theta) takes three, all on the critical path. A d^2 that overflows (entries
+ * beyond ~1e77) makes cos NaN, which the sigma checks hand on to m3_svd. */
+static inline __attribute__((always_inline)) void
+jacobi_rotate4(v4d_t bp[3], v4d_t bq[3], v4d_t wp[3], v4d_t wq[3], v4m_t active, v4d_t *g2,
+               v4d_t *ab, v4d_t *s2)
 {
-    /* rows of Bt and Wt are the columns of B = A V and V, so a pair is two rows */
-    mat3 Bt = m3_transpose(m3_mul(A, V0)), Wt = m3_transpose(V0);
-    int converged = 0;
-    for (int sweep = 0; sweep < WARM_SVD_SWEEPS && !converged; sweep++) {
-        double g2[3], ab[3];
-        double s01 = jacobi_rotate(Bt.m[0], Bt.m[1], Wt.m[0], Wt.m[1], &g2[0], &ab[0]);
-        double s02 = jacobi_rotate(Bt.m[0], Bt.m[2], Wt.m[0], Wt.m[2], &g2[1], &ab[1]);
-        double s12 = jacobi_rotate(Bt.m[1], Bt.m[2], Wt.m[1], Wt.m[2], &g2[2], &ab[2]);
-        /* not fmax: a libm call without -ffast-math */
-        double s2_max = s01 > s02 ? s01 : s02;
-        s2_max = s2_max > s12 ? s2_max : s12;
-        const double tol2 = WARM_SVD_TOL * WARM_SVD_TOL;
-        converged = s2_max * g2[0] <= tol2 * ab[0] && s2_max * g2[1] <= tol2 * ab[1] &&
-                    s2_max * g2[2] <= tol2 * ab[2];
+    const v4d_t zero = {0, 0, 0, 0};
+    v4d_t a = bp[0] * bp[0] + bp[1] * bp[1] + bp[2] * bp[2];
+    v4d_t b = bq[0] * bq[0] + bq[1] * bq[1] + bq[2] * bq[2];
+    v4d_t g = bp[0] * bq[0] + bp[1] * bq[1] + bp[2] * bq[2];
+    *g2 = g * g;
+    *ab = a * b;
+    v4m_t rotate = active & (*g2 > (WARM_SVD_TOL * WARM_SVD_TOL) * *ab);
+    v4d_t d = b - a, r = d * d + 4.0 * *g2;
+    sqrt4(&r);
+    v4d_t D = (v4d_t)((v4m_t)d & (v4m_t){INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX}) + r;
+    v4d_t root = 2.0 * r * D;
+    sqrt4(&root);
+    v4d_t k = 1.0 / root;
+    v4d_t c = D * k, sn = SELECT4(d >= 0, 2.0 * g, -2.0 * g) * k;
+    for (int i = 0; i < 3; i++) {
+        v4d_t p = bp[i], q = bq[i];
+        bp[i] = SELECT4(rotate, c * p - sn * q, p);
+        bq[i] = SELECT4(rotate, sn * p + c * q, q);
+        p = wp[i];
+        q = wq[i];
+        wp[i] = SELECT4(rotate, c * p - sn * q, p);
+        wq[i] = SELECT4(rotate, sn * p + c * q, q);
     }
-    if (!converged) return -1;
+    *s2 = SELECT4(rotate, sn * sn, zero);
+}
+
+/* U, sigma, V from converged columns: sigma_k = |b_k|, u_k = b_k / sigma_k, a
+ * reflection moved to the smallest sigma; -1 where U would be ill-defined. */
+static int warm_finish(mat3 Bt, mat3 Wt, mat3 *U, vec3 *sigma, mat3 *V)
+{
     double sg[3], smax = 0;
     for (int k = 0; k < 3; k++) {
         sg[k] = sqrt(Bt.m[k][0] * Bt.m[k][0] + Bt.m[k][1] * Bt.m[k][1] + Bt.m[k][2] * Bt.m[k][2]);
@@ -164,6 +180,46 @@ static int svd_warm(mat3 A, mat3 V0, mat3 *U, vec3 *sigma, mat3 *V)
     *V = m3_transpose(Wt);
     *sigma = v3(sg[0], sg[1], sg[2]);
     return 0;
+}
+
+SVD_CLONES void pw_svd_warm_batch(int n, const mat3 *A, const mat3 *V0, pw_svd3 *out, int *ok)
+{
+    /* rows of Bt and Wt are the columns of B = A V and V, so a pair is two rows; lane l
+     * holds matrix l, and lanes from n on the identity, which needs no rotation */
+    v4d_t Bt[3][3], Wt[3][3];
+    for (int l = 0; l < PW_SVD_BATCH; l++) {
+        mat3 B = l < n ? m3_transpose(m3_mul(A[l], V0[l])) : m3_identity();
+        mat3 W = l < n ? m3_transpose(V0[l]) : m3_identity();
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) {
+                Bt[i][j][l] = B.m[i][j];
+                Wt[i][j][l] = W.m[i][j];
+            }
+    }
+    v4m_t converged = {0, 0, 0, 0};
+    for (int sweep = 0; sweep < WARM_SVD_SWEEPS; sweep++) {
+        v4m_t active = ~converged;
+        if (!(active[0] | active[1] | active[2] | active[3])) break;
+        v4d_t g2[3], ab[3], s01, s02, s12;
+        jacobi_rotate4(Bt[0], Bt[1], Wt[0], Wt[1], active, &g2[0], &ab[0], &s01);
+        jacobi_rotate4(Bt[0], Bt[2], Wt[0], Wt[2], active, &g2[1], &ab[1], &s02);
+        jacobi_rotate4(Bt[1], Bt[2], Wt[1], Wt[2], active, &g2[2], &ab[2], &s12);
+        v4d_t s2_max = SELECT4(s01 > s02, s01, s02);
+        s2_max = SELECT4(s2_max > s12, s2_max, s12);
+        const double tol2 = WARM_SVD_TOL * WARM_SVD_TOL;
+        v4m_t done = (s2_max * g2[0] <= tol2 * ab[0]) & (s2_max * g2[1] <= tol2 * ab[1]) &
+                     (s2_max * g2[2] <= tol2 * ab[2]);
+        converged |= active & done;
+    }
+    for (int l = 0; l < n; l++) {
+        mat3 B, W;
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) {
+                B.m[i][j] = Bt[i][j][l];
+                W.m[i][j] = Wt[i][j][l];
+            }
+        ok[l] = converged[l] && warm_finish(B, W, &out[l].U, &out[l].sigma, &out[l].V) == 0;
+    }
 }
 
 /* ---- public ------------------------------------------------------------------ */
@@ -322,10 +378,26 @@ int pw_plasticity_update_svd(mat3 Fe_hat, mat3 Fp, double theta_c, double theta_
                              double Jp_floor, const mat3 *V_guess, mat3 *Fe_out, mat3 *Fp_out,
                              pw_svd3 *svd_out)
 {
+    pw_svd3 warm;
+    int ok = 0;
+    if (V_guess) pw_svd_warm_batch(1, &Fe_hat, V_guess, &warm, &ok);
+    return pw_plasticity_update_from_svd(Fe_hat, Fp, theta_c, theta_s, Jp_floor, ok ? &warm : NULL,
+                                         Fe_out, Fp_out, svd_out);
+}
+
+int pw_plasticity_update_from_svd(mat3 Fe_hat, mat3 Fp, double theta_c, double theta_s,
+                                  double Jp_floor, const pw_svd3 *svd_hat, mat3 *Fe_out,
+                                  mat3 *Fp_out, pw_svd3 *svd_out)
+{
     if (!m3_isfinite(Fe_hat) || !m3_isfinite(Fp)) return -1;
     mat3 U, V;
     vec3 s_hat;
-    if (!V_guess || svd_warm(Fe_hat, *V_guess, &U, &s_hat, &V) != 0) m3_svd(Fe_hat, &U, &s_hat, &V);
+    if (svd_hat) {
+        U = svd_hat->U;
+        V = svd_hat->V;
+        s_hat = svd_hat->sigma;
+    } else
+        m3_svd(Fe_hat, &U, &s_hat, &V);
     if (!v3_isfinite(s_hat)) return -1;
     double lo = 1.0 - theta_c, hi = 1.0 + theta_s;
     vec3 s = v3(clamp(s_hat.x, lo, hi), clamp(s_hat.y, lo, hi), clamp(s_hat.z, lo, hi));

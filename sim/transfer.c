@@ -297,23 +297,34 @@ BOX_CLONES static void deformation_home(const pw_sim *s, uint32_t home, void *ct
     pw_box v;
     box_load_vec3(g, home, g->v, &v);
     size_t bad = pt->n;
-    for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
-        pw_pstep qs;
-        pw_pstep_expand(&s->ps[p], g->inv_h, &qs);
-        const pw_pstep *q = &qs;
-        mat3 grad_v; /* sum_i v_i grad w_ip^T */
-        double g9[9];
-        box_gather(wide, &v.node[box_base(q)], q, g9);
-        memcpy(grad_v.m, g9, sizeof g9);
-        mat3 Fe_hat = m3_mul(m3_add(m3_identity(), m3_scale(grad_v, dc->dt)), pt->Fe[p]);
-        mat3 V_prev; /* Fe^n's */
-        if (s->fe_svd_valid) V_prev = pw_quat_to_rotation(s->fe_svd[p].qV);
-        pw_svd3 f;
-        if (pw_plasticity_update_svd(Fe_hat, pt->Fp[p], pt->theta_c[p], pt->theta_s[p], pt->Jp_floor[p],
-                                     s->fe_svd_valid ? &V_prev : NULL, &pt->Fe[p], &pt->Fp[p], &f) != 0) {
-            if (p < bad) bad = p;
-        } else {
-            pw_svd3_pack(&f, &s->fe_svd[p]);
+    /* in batches, for the SVD's sake (pw_svd_warm_batch) */
+    for (size_t p0 = g->start[home]; p0 < g->start[home + 1]; p0 += PW_SVD_BATCH) {
+        int n = g->start[home + 1] - p0 < PW_SVD_BATCH ? (int)(g->start[home + 1] - p0) : PW_SVD_BATCH;
+        mat3 Fe_hat[PW_SVD_BATCH], V_prev[PW_SVD_BATCH]; /* V_prev: Fe^n's */
+        pw_svd3 warm[PW_SVD_BATCH];
+        int ok[PW_SVD_BATCH] = {0};
+        for (int k = 0; k < n; k++) {
+            size_t p = p0 + (size_t)k;
+            pw_pstep q;
+            pw_pstep_expand(&s->ps[p], g->inv_h, &q);
+            mat3 grad_v; /* sum_i v_i grad w_ip^T */
+            double g9[9];
+            box_gather(wide, &v.node[box_base(&q)], &q, g9);
+            memcpy(grad_v.m, g9, sizeof g9);
+            Fe_hat[k] = m3_mul(m3_add(m3_identity(), m3_scale(grad_v, dc->dt)), pt->Fe[p]);
+            if (s->fe_svd_valid) V_prev[k] = pw_quat_to_rotation(s->fe_svd[p].qV);
+        }
+        if (s->fe_svd_valid) pw_svd_warm_batch(n, Fe_hat, V_prev, warm, ok);
+        for (int k = 0; k < n; k++) {
+            size_t p = p0 + (size_t)k;
+            pw_svd3 f;
+            if (pw_plasticity_update_from_svd(Fe_hat[k], pt->Fp[p], pt->theta_c[p], pt->theta_s[p],
+                                              pt->Jp_floor[p], ok[k] ? &warm[k] : NULL, &pt->Fe[p],
+                                              &pt->Fp[p], &f) != 0) {
+                if (p < bad) bad = p;
+            } else {
+                pw_svd3_pack(&f, &s->fe_svd[p]);
+            }
         }
     }
     dc->first_bad[home] = bad;

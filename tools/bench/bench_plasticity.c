@@ -1,5 +1,6 @@
-/* bench_plasticity — the per-particle plasticity step (pw_plasticity_update_svd with
- * the warm-started SVD) on inputs shaped like the solver's: Fe^n = U0 S0 V0ᵀ with
+/* bench_plasticity — the per-particle plasticity step (the warm-started SVD of
+ * pw_svd_warm_batch in batches of PW_SVD_BATCH, as the solver calls it, then
+ * pw_plasticity_update_from_svd) on inputs shaped like the solver's: Fe^n = U0 S0 V0ᵀ with
  * random rotations and singular values in [0.97, 1.01] (around the snow clamp band
  * [0.975, 1.0075]), Fe_hat = (I + dt grad v) Fe^n with dt grad v entries of ~1e-3, and
  * V0 (Fe^n's right singular vectors) as the guess, as the solver passes the previous
@@ -77,12 +78,25 @@ int main(int argc, char **argv)
     int failures = 0;
     double t0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_PROCESS_CPUTIME_ID);
     for (long r = 0; r < reps; r++) {
-        for (long p = 0; p < n; p++) {
-            mat3 Fe, Fp;
-            pw_svd3 f;
-            failures += pw_plasticity_update_svd(in[p].Fe_hat, in[p].Fp, theta_c, theta_s, 0.0,
-                                                 &in[p].V_guess, &Fe, &Fp, &f) != 0;
-            checksum += Fe.m[0][0] + Fp.m[1][1] + f.sigma.z;
+        for (long p0 = 0; p0 < n; p0 += PW_SVD_BATCH) {
+            int m = n - p0 < PW_SVD_BATCH ? (int)(n - p0) : PW_SVD_BATCH;
+            mat3 A[PW_SVD_BATCH], V0[PW_SVD_BATCH];
+            pw_svd3 warm[PW_SVD_BATCH];
+            int ok[PW_SVD_BATCH];
+            for (int k = 0; k < m; k++) {
+                A[k] = in[p0 + k].Fe_hat;
+                V0[k] = in[p0 + k].V_guess;
+            }
+            pw_svd_warm_batch(m, A, V0, warm, ok);
+            for (int k = 0; k < m; k++) {
+                long p = p0 + k;
+                mat3 Fe, Fp;
+                pw_svd3 f;
+                failures += pw_plasticity_update_from_svd(in[p].Fe_hat, in[p].Fp, theta_c, theta_s,
+                                                          0.0, ok[k] ? &warm[k] : NULL, &Fe, &Fp,
+                                                          &f) != 0;
+                checksum += Fe.m[0][0] + Fp.m[1][1] + f.sigma.z;
+            }
         }
     }
     double t1 = now(CLOCK_MONOTONIC), c1 = now(CLOCK_PROCESS_CPUTIME_ID);
