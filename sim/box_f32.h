@@ -8,46 +8,68 @@
  * multiplies, runs twice as many lanes per instruction. Everything that is state
  * (forces, transfers, F) stays in double; only the solver's operator is rounded.
  *
- * A box node is four floats (x, y, z, 0), so a stencil row of four nodes is one 16-wide
- * vector: lanes 4a..4a+3 hold node a. The sums run y and z first, on whole rows, and
- * weight the four nodes of a row by their x factors once per particle, which costs
- * about 47 vector multiplies per gather or scatter instead of 112 per row pair.
- * Lane operations are IEEE single precision in a fixed order (no fused multiply-adds:
- * pw_sim is built with -ffp-contract=off), so every instruction-set clone, whatever
- * vector width it lowers the 16 lanes to, gives the same bits. */
+ * A box node is four floats (x, y, z, 0), so a stencil row of four nodes is two 8-wide
+ * vectors, its halves: lanes 4a..4a+3 of half h hold node 2h + a. The sums run y and z
+ * first, on whole rows, and weight the nodes of a row by their x factors once per
+ * particle, which costs about 47 multiplies of 16 lanes per gather or scatter instead
+ * of 112 of 8 lanes (double, box.h). Eight lanes are what AVX2 holds in a register;
+ * on AVX-512 cores that split 512-bit operations in two (AMD Zen 4) they cost the same
+ * as 16 (measured: 16-lane vectors, which AVX2 keeps in memory, took 370 against 88 ns
+ * a particle there). Lane operations are IEEE single precision in a fixed order (no
+ * fused multiply-adds: pw_sim is built with -ffp-contract=off), so every
+ * instruction-set clone gives the same bits. */
 #ifndef PW_BOX_F32_H
 #define PW_BOX_F32_H
 
 #include "box.h"
 
-typedef float v16f __attribute__((vector_size(64)));
+typedef float v4f __attribute__((vector_size(16)));
+typedef int v8i __attribute__((vector_size(32)));
 
 typedef struct {
     _Alignas(64) float node[BOX_NODES][4];
 } pw_box_f32;
 
-/* A particle's stencil weights in float: per axis for the y and z sums, and as lane
- * vectors for x (lanes 4a..4a+3: node a's factor). */
+/* A particle's stencil weights in float: per axis for the y and z sums, and for x as
+ * lane vectors of the row halves (lanes 4a..4a+3 of half h: node 2h + a's factor). */
 typedef struct {
-    v16f wx, dwx;
+    v8f wx[2], dwx[2];
     float w[3][4], dw[3][4];
 } pw_weights_f32;
 
+/* r[h] = (v[2h] x4, v[2h+1] x4). (Built by shuffles: set lane by lane, each lane
+ * costs an instruction of its own.) */
+BOX_INLINE void spread_halves(v4f v, v8f r[2])
+{
+    static const v8i lanes[2] = {{0, 0, 0, 0, 1, 1, 1, 1}, {2, 2, 2, 2, 3, 3, 3, 3}};
+    v8f t = {0};
+    memcpy(&t, &v, sizeof v);
+    r[0] = __builtin_shuffle(t, lanes[0]);
+    r[1] = __builtin_shuffle(t, lanes[1]);
+}
+
+BOX_INLINE v4f to_v4f(const double a[4])
+{
+    v4d d;
+    memcpy(&d, a, sizeof d);
+    return __builtin_convertvector(d, v4f);
+}
+
 BOX_INLINE void weights_f32(const pw_pstep *q, pw_weights_f32 *f)
 {
-    for (int ax = 0; ax < 3; ax++)
-        for (int k = 0; k < 4; k++) {
-            f->w[ax][k] = (float)q->w[ax][k];
-            f->dw[ax][k] = (float)q->dw[ax][k];
+    for (int ax = 0; ax < 3; ax++) {
+        v4f w = to_v4f(q->w[ax]), dw = to_v4f(q->dw[ax]);
+        memcpy(f->w[ax], &w, sizeof w);
+        memcpy(f->dw[ax], &dw, sizeof dw);
+        if (ax == 0) {
+            spread_halves(w, f->wx);
+            spread_halves(dw, f->dwx);
         }
-    for (int l = 0; l < 16; l++) {
-        f->wx[l] = f->w[0][l >> 2];
-        f->dwx[l] = f->dw[0][l >> 2];
     }
 }
 
-BOX_INLINE void load16(v16f *r, const float *a) { memcpy(r, a, sizeof *r); }
-BOX_INLINE void store16(float *a, const v16f *r) { memcpy(a, r, sizeof *r); }
+BOX_INLINE void load8f(v8f *r, const float *a) { memcpy(r, a, sizeof *r); }
+BOX_INLINE void store8f(float *a, const v8f *r) { memcpy(a, r, sizeof *r); }
 
 /* L = u, rounded to float, on the 2x2x2 blocks around home */
 BOX_INLINE void box_f32_load(const pw_grid *g, uint32_t home, const pw_vec4 *u, pw_box_f32 *L)
@@ -56,10 +78,10 @@ BOX_INLINE void box_f32_load(const pw_grid *g, uint32_t home, const pw_vec4 *u, 
     for (int d = 0; d < 8; d++) {
         const pw_vec4 *src = u + (size_t)nb[d] * PW_BLOCK_NODES;
         int o = box_block_origin(d);
-        for (int l = 0; l < PW_BLOCK_NODES; l += 2) {
-            v8d a;
-            load8(&a, src + l);
-            v8f f = __builtin_convertvector(a, v8f);
+        for (int l = 0; l < PW_BLOCK_NODES; l++) {
+            v4d a;
+            load4(&a, src + l);
+            v4f f = __builtin_convertvector(a, v4f);
             memcpy(L->node[box_at(o, l)], &f, sizeof f);
         }
     }
@@ -67,8 +89,8 @@ BOX_INLINE void box_f32_load(const pw_grid *g, uint32_t home, const pw_vec4 *u, 
 
 BOX_INLINE void box_f32_zero(pw_box_f32 *L)
 {
-    const v16f zero = {0};
-    for (int i = 0; i < BOX_NODES; i += 4) store16(L->node[i], &zero);
+    const v8f zero = {0};
+    for (int i = 0; i < BOX_NODES; i += 2) store8f(L->node[i], &zero);
 }
 
 /* out += L, widened to double, on the 2x2x2 blocks around home */
@@ -78,45 +100,57 @@ BOX_INLINE void box_f32_add_to(const pw_grid *g, uint32_t home, const pw_box_f32
     for (int d = 0; d < 8; d++) {
         pw_vec4 *dst = out + (size_t)nb[d] * PW_BLOCK_NODES;
         int o = box_block_origin(d);
-        for (int l = 0; l < PW_BLOCK_NODES; l += 2) {
-            v8f f;
+        for (int l = 0; l < PW_BLOCK_NODES; l++) {
+            v4f f;
             memcpy(&f, L->node[box_at(o, l)], sizeof f);
-            v8d a;
-            load8(&a, dst + l);
-            a += __builtin_convertvector(f, v8d);
-            store8(dst + l, &a);
+            v4d a;
+            load4(&a, dst + l);
+            a += __builtin_convertvector(f, v4d);
+            store4(dst + l, &a);
         }
     }
 }
 
-/* Lane i of node 0 + node 1 + node 2 + node 3 (a fixed order). */
-BOX_INLINE float fold_nodes(v16f v, int i) { return (v[i] + v[4 + i]) + (v[8 + i] + v[12 + i]); }
+/* The four nodes of a row summed, (node 0 + node 2) + (node 1 + node 3), from the
+ * halves' sum lo + hi. */
+BOX_INLINE v4f fold_nodes(v8f v)
+{
+    v4f a, b;
+    memcpy(&a, &v, sizeof a);
+    memcpy(&b, (const char *)&v + sizeof a, sizeof b);
+    return a + b;
+}
 
 /* G = sum_i u_i grad w_ip^T over the stencil, grad w_ip = (N'x Ny Nz, Nx N'y Nz, Nx Ny N'z)
  * (G[3 i + j]: component i, derivative j). The sums start from -0.0, which adds nothing
  * to any value. */
 BOX_INLINE void box_f32_gather(const float (*base)[4], const pw_weights_f32 *f, float G[9])
 {
-    const v16f nz = {-0.f, -0.f, -0.f, -0.f, -0.f, -0.f, -0.f, -0.f,
-                     -0.f, -0.f, -0.f, -0.f, -0.f, -0.f, -0.f, -0.f};
-    v16f u_ww = nz, u_wd = nz, u_dw = nz; /* rows summed with (Ny Nz, Ny N'z, N'y Nz) */
+    const v8f nz = {-0.f, -0.f, -0.f, -0.f, -0.f, -0.f, -0.f, -0.f};
+    v8f u_ww[2] = {nz, nz}, u_wd[2] = {nz, nz}, u_dw[2] = {nz, nz}; /* rows summed with
+                                                   (Ny Nz, Ny N'z, N'y Nz), per half */
     for (int c = 0; c < 4; c++) {
-        v16f t_w = nz, t_dw = nz;
-        for (int b = 0; b < 4; b++) {
-            v16f row;
-            load16(&row, base[BOX_ROW(b, c)]);
-            t_w += row * f->w[1][b];
-            t_dw += row * f->dw[1][b];
+        v8f t_w[2] = {nz, nz}, t_dw[2] = {nz, nz};
+        for (int b = 0; b < 4; b++)
+            for (int h = 0; h < 2; h++) {
+                v8f row;
+                load8f(&row, base[BOX_ROW(b, c) + 2 * h]);
+                t_w[h] += row * f->w[1][b];
+                t_dw[h] += row * f->dw[1][b];
+            }
+        for (int h = 0; h < 2; h++) {
+            u_ww[h] += t_w[h] * f->w[2][c];
+            u_wd[h] += t_w[h] * f->dw[2][c];
+            u_dw[h] += t_dw[h] * f->w[2][c];
         }
-        u_ww += t_w * f->w[2][c];
-        u_wd += t_w * f->dw[2][c];
-        u_dw += t_dw * f->w[2][c];
     }
-    v16f gx = u_ww * f->dwx, gy = u_dw * f->wx, gz = u_wd * f->wx;
+    v4f gx = fold_nodes(u_ww[0] * f->dwx[0] + u_ww[1] * f->dwx[1]);
+    v4f gy = fold_nodes(u_dw[0] * f->wx[0] + u_dw[1] * f->wx[1]);
+    v4f gz = fold_nodes(u_wd[0] * f->wx[0] + u_wd[1] * f->wx[1]);
     for (int i = 0; i < 3; i++) {
-        G[3 * i] = fold_nodes(gx, i);
-        G[3 * i + 1] = fold_nodes(gy, i);
-        G[3 * i + 2] = fold_nodes(gz, i);
+        G[3 * i] = gx[i];
+        G[3 * i + 1] = gy[i];
+        G[3 * i + 2] = gz[i];
     }
 }
 
@@ -125,22 +159,20 @@ BOX_INLINE void box_f32_gather(const float (*base)[4], const pw_weights_f32 *f, 
  * with P0 = B's column 0 times N'x, P1 and P2 its columns 1 and 2 times Nx, per node. */
 BOX_INLINE void box_f32_scatter(float (*base)[4], const pw_weights_f32 *f, const float B[9])
 {
-    v16f b0, b1, b2;
-    for (int l = 0; l < 16; l++) {
-        int i = l & 3;
-        b0[l] = i < 3 ? B[3 * i] : 0.f;
-        b1[l] = i < 3 ? B[3 * i + 1] : 0.f;
-        b2[l] = i < 3 ? B[3 * i + 2] : 0.f;
-    }
-    v16f p0 = b0 * f->dwx, p1 = b1 * f->wx, p2 = b2 * f->wx;
-    for (int c = 0; c < 4; c++) {
-        v16f along_w = p0 * f->w[2][c] + p2 * f->dw[2][c], along_dw = p1 * f->w[2][c];
-        for (int b = 0; b < 4; b++) {
-            float *r = base[BOX_ROW(b, c)];
-            v16f row;
-            load16(&row, r);
-            row += along_w * f->w[1][b] + along_dw * f->dw[1][b];
-            store16(r, &row);
+    const v8f b0 = {B[0], B[3], B[6], 0.f, B[0], B[3], B[6], 0.f},
+              b1 = {B[1], B[4], B[7], 0.f, B[1], B[4], B[7], 0.f},
+              b2 = {B[2], B[5], B[8], 0.f, B[2], B[5], B[8], 0.f}; /* B's columns, twice */
+    for (int h = 0; h < 2; h++) {
+        v8f p0 = b0 * f->dwx[h], p1 = b1 * f->wx[h], p2 = b2 * f->wx[h];
+        for (int c = 0; c < 4; c++) {
+            v8f along_w = p0 * f->w[2][c] + p2 * f->dw[2][c], along_dw = p1 * f->w[2][c];
+            for (int b = 0; b < 4; b++) {
+                float *r = base[BOX_ROW(b, c) + 2 * h];
+                v8f row;
+                load8f(&row, r);
+                row += along_w * f->w[1][b] + along_dw * f->dw[1][b];
+                store8f(r, &row);
+            }
         }
     }
 }
