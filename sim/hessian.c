@@ -41,8 +41,12 @@ static void linearise_stress(const pw_fcr_cache *c, double V0, float K[PW_K_ENTR
     for (int m = 0; m < 3; m++)
         for (int q = 0; q < 9; q++)
             W[m][q] = Minv.m[m][0] * Bm[0][q] + Minv.m[m][1] * Bm[1][q] + Minv.m[m][2] * Bm[2][q];
+    /* unrolled whole, so that the index tests below resolve at compile time (as a
+     * loop: ~2100 instructions a particle, 60 % of the stress preparation) */
+#pragma GCC unroll 9
     for (int r = 0; r < 9; r++) {
         int i = r / 3, j = r % 3;
+#pragma GCC unroll 9
         for (int q = r; q < 9; q++) {
             int k = q / 3, l = q % 3;
             double v = (i == k ? FFt.m[l][j] : 0.0) -
