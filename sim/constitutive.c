@@ -350,7 +350,6 @@ void pw_fcr_cache_init_svd(pw_fcr_cache *c, mat3 F, const pw_svd3 *f, double mu,
     vec3 s = f->sigma;
     c->F = F;
     c->R = m3_mul(f->U, Vt);
-    c->S = m3_mul(scale_columns(f->V, s), Vt);
     c->cofF = m3_cofactor(F);
     c->J = m3_det(F);
     c->mu = mu;

@@ -27,9 +27,10 @@ mat3 pw_fcr_stress_differential(mat3 F, double mu, double lambda, mat3 dF);
 mat3 pw_polar_rotation_differential(mat3 F, mat3 dF);
 
 /* Per-particle precomputation for repeated Hessian actions within one step:
- * R, S, cof(F), J are fixed while the solver iterates. */
+ * R, cof(F), J and (tr(S) I - S)^-1 are fixed while the solver iterates (S itself,
+ * F = R S, is needed only through that inverse). */
 typedef struct {
-    mat3 F, R, S, cofF;
+    mat3 F, R, cofF;
     double J, mu, lambda;
     mat3 inv_trS_minus_S;  /* (tr(S) I - S)^-1, zero when singular */
 } pw_fcr_cache;
