@@ -24,37 +24,57 @@
  * like the other terms. Each entry of the upper triangle is formed once and stored in
  * both triangles, so every particle's K is exactly symmetric (and the assembled
  * operator symmetric up to the rounding of its sums). */
-static void linearise_stress(const pw_fcr_cache *c, double V0, float K[PW_K_ENTRIES])
+#define STRESS_LANES 4
+
+/* K of up to STRESS_LANES particles (c[0..n), volumes V0), one per vector lane: each
+ * lane does the one-particle operations in their order (no contraction: pw_sim is built
+ * with -ffp-contract=off), so each K has the bits it would have alone, and the four
+ * particles' chains of products overlap. The entry loop is unrolled whole, so that its
+ * index tests resolve at compile time (as a loop: ~2100 instructions a particle). */
+BOX_CLONES static void linearise_stress(const pw_fcr_cache *c, const double *V0, int n,
+                                        float (*K)[PW_K_ENTRIES])
 {
-    const mat3 F = c->F, R = c->R, Minv = c->inv_trS_minus_S;
-    double k_mu = 2.0 * c->mu * V0, k_vol = c->lambda * V0 * c->J * c->J,
-           k_cof = c->lambda * V0 * (c->J - 1.0) * c->J;
-    mat3 FFt = m3_mul(F, m3_transpose(F));
+    v4d F[3][3], R[3][3], Minv[3][3], k_mu, k_vol, k_cof;
+    for (int l = 0; l < STRESS_LANES; l++) {
+        const pw_fcr_cache *cl = &c[l < n ? l : 0]; /* spare lanes repeat particle 0 */
+        double v0 = V0[l < n ? l : 0];
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) {
+                F[i][j][l] = cl->F.m[i][j];
+                R[i][j][l] = cl->R.m[i][j];
+                Minv[i][j][l] = cl->inv_trS_minus_S.m[i][j];
+            }
+        k_mu[l] = 2.0 * cl->mu * v0;
+        k_vol[l] = cl->lambda * v0 * cl->J * cl->J;
+        k_cof[l] = cl->lambda * v0 * (cl->J - 1.0) * cl->J;
+    }
+    v4d FFt[3][3]; /* F F^T, summed as m3_mul sums */
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) FFt[i][j] = F[i][0] * F[j][0] + F[i][1] * F[j][1] + F[i][2] * F[j][2];
     /* b_k = sum_ij Bm[k][3i+j] G_ij with b = axial(M - M^T), M = R^T G F */
-    double Bm[3][9], W[3][9];
+    v4d Bm[3][9], W[3][9];
     for (int k = 0; k < 3; k++) {
         int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++)
-                Bm[k][3 * i + j] = R.m[i][k2] * F.m[j][k1] - R.m[i][k1] * F.m[j][k2];
+                Bm[k][3 * i + j] = R[i][k2] * F[j][k1] - R[i][k1] * F[j][k2];
     }
     for (int m = 0; m < 3; m++)
         for (int q = 0; q < 9; q++)
-            W[m][q] = Minv.m[m][0] * Bm[0][q] + Minv.m[m][1] * Bm[1][q] + Minv.m[m][2] * Bm[2][q];
-    /* unrolled whole, so that the index tests below resolve at compile time (as a
-     * loop: ~2100 instructions a particle, 60 % of the stress preparation) */
+            W[m][q] = Minv[m][0] * Bm[0][q] + Minv[m][1] * Bm[1][q] + Minv[m][2] * Bm[2][q];
+    const v4d zero = {0, 0, 0, 0};
 #pragma GCC unroll 9
     for (int r = 0; r < 9; r++) {
         int i = r / 3, j = r % 3;
 #pragma GCC unroll 9
         for (int q = r; q < 9; q++) {
             int k = q / 3, l = q % 3;
-            double v = (i == k ? FFt.m[l][j] : 0.0) -
-                       (Bm[0][r] * W[0][q] + Bm[1][r] * W[1][q] + Bm[2][r] * W[2][q]);
+            v4d v = (i == k ? FFt[l][j] : zero) -
+                    (Bm[0][r] * W[0][q] + Bm[1][r] * W[1][q] + Bm[2][r] * W[2][q]);
             v *= k_mu;
             if (i == j && k == l) v += k_vol + k_cof;
             if (i == l && j == k) v -= k_cof;
-            K[9 * r + q] = K[9 * q + r] = (float)v;
+            for (int p = 0; p < n; p++) K[p][9 * r + q] = K[p][9 * q + r] = (float)v[p];
         }
     }
 }
@@ -62,27 +82,33 @@ static void linearise_stress(const pw_fcr_cache *c, double V0, float K[PW_K_ENTR
 void pw_mpm_prepare_stress(pw_sim *s)
 {
     const pw_particles *pt = &s->pt;
-    long n = (long)pt->n;
+    long n = (long)pt->n, batches = (n + STRESS_LANES - 1) / STRESS_LANES;
 #pragma omp parallel for schedule(static) num_threads(s->threads)
-    for (long p = 0; p < n; p++) {
-        /* eq. 2 with J_P clamped so that e^{xi (1 - J_P)} stays finite */
-        double Jp = clamp(m3_det(pt->Fp[p]), pt->Jp_min[p], pt->Jp_max[p]);
-        double hard = pw_hardening(pt->xi[p], Jp);
-        pw_fcr_cache c;
-        if (s->fe_svd_valid) {
-            pw_svd3 f;
-            pw_svd3_unpack(&s->fe_svd[p], &f);
-            pw_fcr_cache_init_svd(&c, pt->Fe[p], &f, pt->mu0[p] * hard, pt->lambda0[p] * hard);
-        } else
-            pw_fcr_cache_init(&c, pt->Fe[p], pt->mu0[p] * hard, pt->lambda0[p] * hard);
-        linearise_stress(&c, pt->V0[p], s->K[p]);
-        /* P = 2 mu (F - R) + lambda (J - 1) cof(F), from the polar part just formed */
-        mat3 P = m3_add(m3_scale(m3_sub(c.F, c.R), 2.0 * c.mu), m3_scale(c.cofF, c.lambda * (c.J - 1.0)));
-        mat3 B = m3_scale(m3_mul(P, m3_transpose(pt->Fe[p])), -pt->V0[p]);
-        pw_pstress *st = &s->stress[p];
-        memcpy(st->B, B.m, sizeof st->B);
-        st->mu = c.mu;
-        st->lambda = c.lambda;
+    for (long b = 0; b < batches; b++) {
+        size_t p0 = (size_t)b * STRESS_LANES;
+        int m = n - (long)p0 < STRESS_LANES ? (int)(n - (long)p0) : STRESS_LANES;
+        pw_fcr_cache c[STRESS_LANES];
+        for (int k = 0; k < m; k++) {
+            size_t p = p0 + (size_t)k;
+            /* eq. 2 with J_P clamped so that e^{xi (1 - J_P)} stays finite */
+            double Jp = clamp(m3_det(pt->Fp[p]), pt->Jp_min[p], pt->Jp_max[p]);
+            double hard = pw_hardening(pt->xi[p], Jp);
+            if (s->fe_svd_valid) {
+                pw_svd3 f;
+                pw_svd3_unpack(&s->fe_svd[p], &f);
+                pw_fcr_cache_init_svd(&c[k], pt->Fe[p], &f, pt->mu0[p] * hard, pt->lambda0[p] * hard);
+            } else
+                pw_fcr_cache_init(&c[k], pt->Fe[p], pt->mu0[p] * hard, pt->lambda0[p] * hard);
+            /* P = 2 mu (F - R) + lambda (J - 1) cof(F), from the polar part just formed */
+            mat3 P = m3_add(m3_scale(m3_sub(c[k].F, c[k].R), 2.0 * c[k].mu),
+                            m3_scale(c[k].cofF, c[k].lambda * (c[k].J - 1.0)));
+            mat3 B = m3_scale(m3_mul(P, m3_transpose(pt->Fe[p])), -pt->V0[p]);
+            pw_pstress *st = &s->stress[p];
+            memcpy(st->B, B.m, sizeof st->B);
+            st->mu = c[k].mu;
+            st->lambda = c[k].lambda;
+        }
+        linearise_stress(c, &pt->V0[p0], m, &s->K[p0]);
     }
 }
 
