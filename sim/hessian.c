@@ -50,7 +50,8 @@ BOX_CLONES static void linearise_stress(const pw_fcr_cache *c, const double *V0,
     }
     v4d FFt[3][3]; /* F F^T, summed as m3_mul sums */
     for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) FFt[i][j] = F[i][0] * F[j][0] + F[i][1] * F[j][1] + F[i][2] * F[j][2];
+        for (int j = 0; j < 3; j++)
+            FFt[i][j] = F[i][0] * F[j][0] + F[i][1] * F[j][1] + F[i][2] * F[j][2];
     /* b_k = sum_ij Bm[k][3i+j] G_ij with b = axial(M - M^T), M = R^T G F */
     v4d Bm[3][9], W[3][9];
     for (int k = 0; k < 3; k++) {
@@ -96,7 +97,8 @@ void pw_mpm_prepare_stress(pw_sim *s)
             if (s->fe_svd_valid) {
                 pw_svd3 f;
                 pw_svd3_unpack(&s->fe_svd[p], &f);
-                pw_fcr_cache_init_svd(&c[k], pt->Fe[p], &f, pt->mu0[p] * hard, pt->lambda0[p] * hard);
+                pw_fcr_cache_init_svd(&c[k], pt->Fe[p], &f, pt->mu0[p] * hard,
+                                      pt->lambda0[p] * hard);
             } else
                 pw_fcr_cache_init(&c[k], pt->Fe[p], pt->mu0[p] * hard, pt->lambda0[p] * hard);
             /* P = 2 mu (F - R) + lambda (J - 1) cof(F), from the polar part just formed */
@@ -220,9 +222,11 @@ BOX_CLONES static void diagonal_home(const pw_sim *s, uint32_t home, void *ctx)
         }
         float (*base)[4] = &out.node[box_base(&q)];
         for (int c = 0; c < 4; c++) {
-            float Z0 = f.w[2][c] * f.w[2][c], Z1 = f.dw[2][c] * f.dw[2][c], Z2 = f.w[2][c] * f.dw[2][c];
+            float Z0 = f.w[2][c] * f.w[2][c], Z1 = f.dw[2][c] * f.dw[2][c],
+                  Z2 = f.w[2][c] * f.dw[2][c];
             for (int b = 0; b < 4; b++) {
-                float Y0 = f.w[1][b] * f.w[1][b], Y1 = f.dw[1][b] * f.dw[1][b], Y2 = f.w[1][b] * f.dw[1][b];
+                float Y0 = f.w[1][b] * f.w[1][b], Y1 = f.dw[1][b] * f.dw[1][b],
+                      Y2 = f.w[1][b] * f.dw[1][b];
                 v8f P0 = k[1] * (Y1 * Z0) + k[2] * (Y0 * Z1) + k[5] * (Y2 * Z2); /* times Nx^2   */
                 v8f P1 = k[0] * (Y0 * Z0);                                      /* times N'x^2  */
                 v8f P2 = k[3] * (Y2 * Z0) + k[4] * (Y0 * Z2);                    /* times Nx N'x */

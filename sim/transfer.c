@@ -299,7 +299,8 @@ BOX_CLONES static void deformation_home(const pw_sim *s, uint32_t home, void *ct
     size_t bad = pt->n;
     /* in batches, for the SVD's sake (pw_svd_warm_batch) */
     for (size_t p0 = g->start[home]; p0 < g->start[home + 1]; p0 += PW_SVD_BATCH) {
-        int n = g->start[home + 1] - p0 < PW_SVD_BATCH ? (int)(g->start[home + 1] - p0) : PW_SVD_BATCH;
+        size_t left = g->start[home + 1] - p0;
+        int n = left < PW_SVD_BATCH ? (int)left : PW_SVD_BATCH;
         mat3 Fe_hat[PW_SVD_BATCH], V_prev[PW_SVD_BATCH]; /* V_prev: Fe^n's */
         pw_svd3 warm[PW_SVD_BATCH];
         int ok[PW_SVD_BATCH] = {0};
