@@ -5,7 +5,7 @@
  *
  * where G -> V0 dP(Fe; G Fe) Fe^T is the particle's 9x9 matrix K, built once per step
  * here (pw_mpm_prepare_stress): a particle gathers G (eq. 8), multiplies it by K and
- * scatters B = K G (eq. 7), on its home block's local box (box.h). */
+ * scatters B = K G (eq. 7), on its home block's local box, in float (box_f32.h). */
 #include "box.h"
 #include "box_f32.h"
 #include "hessian.h"
