@@ -18,23 +18,14 @@
 
 #include "loops.h"
 #include "mpm_internal.h"
+#include "simd.h"
 
-/* pw_sim is built with -ffp-contract=off, so GCC never fuses a * b + c, and all clones
- * do the same lane operations in the same order: they give the same bits
- * (sim_deterministic_threads compares the wide and narrow kernel forms below, and
- * sim_same_bits_without_clones a build with -DPW_NO_TARGET_CLONES, baseline SSE2 only,
- * with the default one; it fails if fused multiply-adds creep in). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(PW_NO_TARGET_CLONES)
-#define BOX_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+/* One clone per instruction set (simd.h says why they agree to the bit). */
+#define BOX_CLONES PW_CLONES("avx512f", "avx2", "default")
+#if defined(PW_HAVE_CLONES)
 #define BOX_HAVE_CLONES 1
-#else
-#define BOX_CLONES
 #endif
 #define BOX_INLINE static inline __attribute__((always_inline))
-
-typedef double v4d __attribute__((vector_size(32)));
-typedef double v8d __attribute__((vector_size(64)));
-typedef float v8f __attribute__((vector_size(32)));
 
 /* (through pointers: a wide vector as a return value would change the ABI between
  * the clones) */

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "constitutive.h"
+#include "simd.h"
 
 /* (tr(S) I - S) has eigenvalues s_j + s_k (pairs of singular values). A pair whose sum
  * is below this fraction of |s_1|+|s_2|+|s_3| is treated as singular: that rotation
@@ -98,27 +99,18 @@ static mat3 stress_differential_from(mat3 dF, mat3 dR, mat3 cofF, double J, doub
  * sweep; four independent chains overlap. Every lane does the operations of the
  * one-matrix form in its order (IEEE operations, no contraction: pw_sim is built with
  * -ffp-contract=off), so each lane gives the bits one matrix alone would. */
-typedef double v4d_t __attribute__((vector_size(32)));
-typedef long long v4m_t __attribute__((vector_size(32))); /* lane masks, -1 or 0 */
-
 /* m ? a : b per lane (a macro: a vector return value would change the ABI between the
  * instruction-set clones below) */
-#define SELECT4(m, a, b) ((v4d_t)(((v4m_t)(a) & (m)) | ((v4m_t)(b) & ~(m))))
+#define SELECT4(m, a, b) ((v4d)(((v4m)(a) & (m)) | ((v4m)(b) & ~(m))))
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(PW_NO_TARGET_CLONES)
-#define SVD_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define SVD_CLONES
-#endif
-
-static inline __attribute__((always_inline)) void sqrt4(v4d_t *x)
+static inline __attribute__((always_inline)) void sqrt4(v4d *x)
 {
     for (int l = 0; l < 4; l++) (*x)[l] = sqrt((*x)[l]);
 }
 
 /* Rotates the columns bp, bq of B (and wp, wq of V alike) to make bp . bq = 0, by the
  * smaller angle, in the lanes of `active`. Keeps g^2 and a b (the squared relative
- * off-diagonal is their ratio) for the convergence test and returns the squared sine,
+ * off-diagonal is their ratio) for the convergence test and the squared sine in *s2,
  * 0 where the pair is already orthogonal to WARM_SVD_TOL. With d = b - a and
  * r = sqrt(d^2 + 4 g^2), the tangent t = 2g / (d + sign(d) r) gives
  * 1 + t^2 = 2r / (|d| + r), so with D = |d| + r, cos = D / sqrt(2 r D) and
@@ -126,25 +118,25 @@ static inline __attribute__((always_inline)) void sqrt4(v4d_t *x)
  * cot(2 theta) takes three, all on the critical path. A d^2 that overflows (entries
  * beyond ~1e77) makes cos NaN, which the sigma checks hand on to m3_svd. */
 static inline __attribute__((always_inline)) void
-jacobi_rotate4(v4d_t bp[3], v4d_t bq[3], v4d_t wp[3], v4d_t wq[3], v4m_t active, v4d_t *g2,
-               v4d_t *ab, v4d_t *s2)
+jacobi_rotate4(v4d bp[3], v4d bq[3], v4d wp[3], v4d wq[3], v4m active, v4d *g2,
+               v4d *ab, v4d *s2)
 {
-    const v4d_t zero = {0, 0, 0, 0};
-    v4d_t a = bp[0] * bp[0] + bp[1] * bp[1] + bp[2] * bp[2];
-    v4d_t b = bq[0] * bq[0] + bq[1] * bq[1] + bq[2] * bq[2];
-    v4d_t g = bp[0] * bq[0] + bp[1] * bq[1] + bp[2] * bq[2];
+    const v4d zero = {0, 0, 0, 0};
+    v4d a = bp[0] * bp[0] + bp[1] * bp[1] + bp[2] * bp[2];
+    v4d b = bq[0] * bq[0] + bq[1] * bq[1] + bq[2] * bq[2];
+    v4d g = bp[0] * bq[0] + bp[1] * bq[1] + bp[2] * bq[2];
     *g2 = g * g;
     *ab = a * b;
-    v4m_t rotate = active & (*g2 > (WARM_SVD_TOL * WARM_SVD_TOL) * *ab);
-    v4d_t d = b - a, r = d * d + 4.0 * *g2;
+    v4m rotate = active & (*g2 > (WARM_SVD_TOL * WARM_SVD_TOL) * *ab);
+    v4d d = b - a, r = d * d + 4.0 * *g2;
     sqrt4(&r);
-    v4d_t D = (v4d_t)((v4m_t)d & (v4m_t){INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX}) + r;
-    v4d_t root = 2.0 * r * D;
+    v4d D = (v4d)((v4m)d & (v4m){INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX}) + r;
+    v4d root = 2.0 * r * D;
     sqrt4(&root);
-    v4d_t k = 1.0 / root;
-    v4d_t c = D * k, sn = SELECT4(d >= 0, 2.0 * g, -2.0 * g) * k;
+    v4d k = 1.0 / root;
+    v4d c = D * k, sn = SELECT4(d >= 0, 2.0 * g, -2.0 * g) * k;
     for (int i = 0; i < 3; i++) {
-        v4d_t p = bp[i], q = bq[i];
+        v4d p = bp[i], q = bq[i];
         bp[i] = SELECT4(rotate, c * p - sn * q, p);
         bq[i] = SELECT4(rotate, sn * p + c * q, q);
         p = wp[i];
@@ -182,11 +174,11 @@ static int warm_finish(mat3 Bt, mat3 Wt, mat3 *U, vec3 *sigma, mat3 *V)
     return 0;
 }
 
-SVD_CLONES void pw_svd_warm_batch(int n, const mat3 *A, const mat3 *V0, pw_svd3 *out, int *ok)
+PW_CLONES("avx2", "default") void pw_svd_warm_batch(int n, const mat3 *A, const mat3 *V0, pw_svd3 *out, int *ok)
 {
     /* rows of Bt and Wt are the columns of B = A V and V, so a pair is two rows; lane l
      * holds matrix l, and lanes from n on the identity, which needs no rotation */
-    v4d_t Bt[3][3], Wt[3][3];
+    v4d Bt[3][3], Wt[3][3];
     for (int l = 0; l < PW_SVD_BATCH; l++) {
         mat3 B = l < n ? m3_transpose(m3_mul(A[l], V0[l])) : m3_identity();
         mat3 W = l < n ? m3_transpose(V0[l]) : m3_identity();
@@ -196,18 +188,18 @@ SVD_CLONES void pw_svd_warm_batch(int n, const mat3 *A, const mat3 *V0, pw_svd3 
                 Wt[i][j][l] = W.m[i][j];
             }
     }
-    v4m_t converged = {0, 0, 0, 0};
+    v4m converged = {0, 0, 0, 0};
     for (int sweep = 0; sweep < WARM_SVD_SWEEPS; sweep++) {
-        v4m_t active = ~converged;
+        v4m active = ~converged;
         if (!(active[0] | active[1] | active[2] | active[3])) break;
-        v4d_t g2[3], ab[3], s01, s02, s12;
+        v4d g2[3], ab[3], s01, s02, s12;
         jacobi_rotate4(Bt[0], Bt[1], Wt[0], Wt[1], active, &g2[0], &ab[0], &s01);
         jacobi_rotate4(Bt[0], Bt[2], Wt[0], Wt[2], active, &g2[1], &ab[1], &s02);
         jacobi_rotate4(Bt[1], Bt[2], Wt[1], Wt[2], active, &g2[2], &ab[2], &s12);
-        v4d_t s2_max = SELECT4(s01 > s02, s01, s02);
+        v4d s2_max = SELECT4(s01 > s02, s01, s02);
         s2_max = SELECT4(s2_max > s12, s2_max, s12);
         const double tol2 = WARM_SVD_TOL * WARM_SVD_TOL;
-        v4m_t done = (s2_max * g2[0] <= tol2 * ab[0]) & (s2_max * g2[1] <= tol2 * ab[1]) &
+        v4m done = (s2_max * g2[0] <= tol2 * ab[0]) & (s2_max * g2[1] <= tol2 * ab[1]) &
                      (s2_max * g2[2] <= tol2 * ab[2]);
         converged |= active & done;
     }

@@ -62,7 +62,7 @@ static pw_status reserve_step(pw_sim *s, pw_error *err)
 static pw_status reserve_solve(pw_sim *s, pw_error *err)
 {
     size_t nn = pw_grid_node_count(&s->grid);
-    size_t need_partial = 2 * pw_sum_chunks(nn > s->pt.n ? nn : s->pt.n);
+    size_t need_partial = pw_sum_chunks(nn > s->pt.n ? nn : s->pt.n);
     if (need_partial > s->cap_partial) {
         if (grow_array((void **)&s->partial, need_partial, sizeof *s->partial))
             return pw_fail(err, PW_ENOMEM, "sim: cannot allocate %zu partial sums", need_partial);

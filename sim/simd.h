@@ -1,0 +1,26 @@
+/* simd.h — the vector types and the per-instruction-set clones of sim/'s hot loops
+ * (internal: box.h's stencil kernels, the batched SVD of constitutive.c).
+ *
+ * pw_sim is built with -ffp-contract=off, so GCC never fuses a * b + c, and all clones
+ * do the same lane operations in the same order: they give the same bits
+ * (sim_deterministic_threads compares box.h's wide and narrow kernel forms, and
+ * sim_same_bits_without_clones a build with -DPW_NO_TARGET_CLONES, baseline SSE2 only,
+ * with the default one; it fails if fused multiply-adds creep in). */
+#ifndef PW_SIMD_H
+#define PW_SIMD_H
+
+/* PW_CLONES("avx2", "default"): compile the function once per listed instruction set,
+ * picked at load time; nothing where clones are unavailable or switched off. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(PW_NO_TARGET_CLONES)
+#define PW_CLONES(...) __attribute__((target_clones(__VA_ARGS__)))
+#define PW_HAVE_CLONES 1
+#else
+#define PW_CLONES(...)
+#endif
+
+typedef double v4d __attribute__((vector_size(32)));
+typedef double v8d __attribute__((vector_size(64)));
+typedef float v8f __attribute__((vector_size(32)));
+typedef long long v4m __attribute__((vector_size(32))); /* lane masks of v4d: -1 or 0 */
+
+#endif
