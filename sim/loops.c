@@ -1,7 +1,30 @@
 /* loops.c — parallel loops over home blocks and deterministic sums; see loops.h. */
 #include "loops.h"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
 int pw_box_force_narrow = 0;
+int pw_box_split_512 = 0;
+
+/* AMD family 19h (Zen 3 and 4; only Zen 4 has AVX-512) runs each 512-bit operation as
+ * two 256-bit halves, so the wide forms' fewer instructions buy nothing there, and
+ * their wider shuffles and folds cost: on an AMD EPYC of that family, 10^5 particles,
+ * 1 thread, the narrow forms took the forces scatter from 61-63 to 47 ns a particle,
+ * P2G from 3.8 to 3.2 and G2P from 9.8 to 8.6 ms a step (sim/docs/step-speed.md).
+ * Family 1Ah (Zen 5) and Intel's AVX-512 cores keep the wide forms. */
+__attribute__((constructor)) static void detect_split_512(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0, &a, &b, &c, &d)) return;
+    int amd = b == 0x68747541u && d == 0x69746e65u && c == 0x444d4163u; /* "AuthenticAMD" */
+    if (!amd || !__get_cpuid(1, &a, &b, &c, &d)) return;
+    unsigned family = ((a >> 8) & 0xf) + ((a >> 8 & 0xf) == 0xf ? (a >> 20) & 0xff : 0);
+    pw_box_split_512 = family == 0x19;
+#endif
+}
 
 void pw_mpm_for_homes(pw_sim *s, pw_home_fn fn, void *ctx)
 {

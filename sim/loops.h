@@ -13,6 +13,9 @@
 /* Set by a test to run the narrow forms of the stencil kernels where the wide ones
  * would run (box.h), to compare them; 0 otherwise. */
 extern int pw_box_force_narrow;
+/* 1 on CPUs that run 512-bit operations as two halves, where the narrow forms are the
+ * faster ones (loops.c says how it is detected and what it measured). */
+extern int pw_box_split_512;
 
 /* Calls fn(s, home, ctx) for every home block, in parallel within each of the 8
  * colours (grid.h): a scatter that writes only its home block's 2x2x2 neighbourhood
