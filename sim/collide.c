@@ -7,13 +7,16 @@
 
 typedef struct {
     pw_collider_desc d;
-    pw_mesh_sdf *sdf; /* owned; NULL for the analytic kinds */
+    pw_mesh_sdf *sdf;   /* owned; NULL for the analytic kinds */
+    pw_shape_pose pose; /* at pose_t (pw_colliders_pose_at) */
 } collider;
 
 struct pw_colliders {
     double h; /* [m] simulation grid spacing */
     int n, cap;
     collider *c;
+    int posed;     /* the colliders' poses hold for time pose_t */
+    double pose_t; /* [s] */
 };
 
 /* A mesh collider's grid extends this many simulation cells past the mesh, so particles
@@ -22,15 +25,22 @@ struct pw_colliders {
 
 /* ---- helpers ----------------------------------------------------------------- */
 
-/* signed distance [m] and world unit normal of one collider at x, time t */
-static double collider_phi(const collider *c, double t, vec3 x, vec3 *n)
+/* signed distance [m] and world unit normal of one collider at x, time t; the pose comes
+ * from pw_colliders_pose_at when it was formed for t (same bits as forming it here) */
+static double collider_phi(const pw_colliders *cs, const collider *c, double t, vec3 x, vec3 *n)
 {
-    if (!c->sdf) return pw_shape_sdf(&c->d.shape, t, x, n);
-    mat3 world_from_body;
-    vec3 p = pw_mesh_sdf_body_point(&c->d.shape, t, x, &world_from_body);
+    pw_shape_pose here;
+    const pw_shape_pose *pose = &c->pose;
+    if (!(cs->posed && cs->pose_t == t)) {
+        pw_shape_pose_at(&c->d.shape, t, &here);
+        pose = &here;
+    }
+    if (!c->sdf) return pw_shape_sdf_posed(&c->d.shape, pose, x, n);
+    /* the body point as pw_mesh_sdf_body_point forms it */
+    vec3 p = m3_mulv(m3_transpose(pose->world_from_body), v3_sub(x, pose->origin));
     vec3 g;
     double phi = pw_mesh_sdf_phi(c->sdf, p, n ? &g : NULL);
-    if (n) *n = m3_mulv(world_from_body, g);
+    if (n) *n = m3_mulv(pose->world_from_body, g);
     return phi;
 }
 
@@ -62,6 +72,7 @@ void pw_colliders_destroy(pw_colliders *c)
 pw_status pw_colliders_add(pw_colliders *c, const pw_collider_desc *desc, pw_error *err)
 {
     int idx = c->n;
+    c->posed = 0; /* the new collider has no pose yet */
     if (!(desc->friction >= 0) || !isfinite(desc->friction))
         return pw_fail(err, PW_EINVAL, "collider %d: friction must be >= 0 (%g)", idx,
                        desc->friction);
@@ -94,7 +105,7 @@ pw_status pw_colliders_add(pw_colliders *c, const pw_collider_desc *desc, pw_err
             return pw_fail(err, PW_EINVAL, "collider %d: keyframe %d time %g s before the "
                            "previous one", idx, k, s->keys[k].t);
 
-    collider nc = {*desc, NULL};
+    collider nc = {.d = *desc, .sdf = NULL};
     if (s->kind == PW_SHAPE_MESH) {
         pw_status rc = pw_mesh_sdf_create(s->path, s->scale, 0.5 * c->h, MESH_MARGIN_CELLS * c->h,
                                           &nc.sdf, err);
@@ -116,10 +127,17 @@ pw_status pw_colliders_add(pw_colliders *c, const pw_collider_desc *desc, pw_err
 
 int pw_colliders_count(const pw_colliders *c) { return c->n; }
 
+void pw_colliders_pose_at(pw_colliders *c, double t)
+{
+    for (int i = 0; i < c->n; i++) pw_shape_pose_at(&c->c[i].d.shape, t, &c->c[i].pose);
+    c->posed = 1;
+    c->pose_t = t;
+}
+
 double pw_colliders_phi(const pw_colliders *c, double t, vec3 x)
 {
     double phi = INFINITY;
-    for (int i = 0; i < c->n; i++) phi = fmin(phi, collider_phi(&c->c[i], t, x, NULL));
+    for (int i = 0; i < c->n; i++) phi = fmin(phi, collider_phi(c, &c->c[i], t, x, NULL));
     return phi;
 }
 
@@ -132,7 +150,7 @@ pw_contact pw_colliders_apply(const pw_colliders *c, double t, vec3 x, vec3 *v, 
     for (int i = 0; i < c->n; i++) {
         const collider *co = &c->c[i];
         vec3 n;
-        if (!(collider_phi(co, t, x, &n) <= 0)) continue;
+        if (!(collider_phi(c, co, t, x, &n) <= 0)) continue;
         pw_contact k;
         *v = pw_collide_velocity(*v, pw_shape_velocity(&co->d.shape, t, x), n, co->d.friction,
                                  co->d.sticky, &k);

@@ -304,23 +304,6 @@ static void rotation_to_quat(mat3 R, double q[4])
     }
 }
 
-mat3 pw_quat_to_rotation(const double q[4])
-{
-    double n = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
-    double k = 2.0 / n; /* unit to rounding already; this makes the result orthogonal */
-    double w = q[0], x = q[1], y = q[2], z = q[3];
-    mat3 R;
-    R.m[0][0] = 1.0 - k * (y * y + z * z);
-    R.m[0][1] = k * (x * y - z * w);
-    R.m[0][2] = k * (x * z + y * w);
-    R.m[1][0] = k * (x * y + z * w);
-    R.m[1][1] = 1.0 - k * (x * x + z * z);
-    R.m[1][2] = k * (y * z - x * w);
-    R.m[2][0] = k * (x * z - y * w);
-    R.m[2][1] = k * (y * z + x * w);
-    R.m[2][2] = 1.0 - k * (x * x + y * y);
-    return R;
-}
 
 void pw_svd3_pack(const pw_svd3 *f, pw_svd3_packed *out)
 {

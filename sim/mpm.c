@@ -199,6 +199,7 @@ static void grid_collide(pw_sim *s, double t_next)
     pw_grid *g = &s->grid;
     long nn = (long)pw_grid_node_count(g);
     int have = pw_colliders_count(s->colliders) > 0;
+    if (have) pw_colliders_pose_at(s->colliders, t_next);
 #pragma omp parallel for schedule(static) num_threads(s->threads)
     for (long i = 0; i < nn; i++) {
         g->fixed[i] = 0;
@@ -224,6 +225,7 @@ static void particle_collide(pw_sim *s, double t_next)
     pw_particles *pt = &s->pt;
     long n = (long)pt->n;
     int have = pw_colliders_count(s->colliders) > 0;
+    if (have) pw_colliders_pose_at(s->colliders, t_next);
 #pragma omp parallel for schedule(static) num_threads(s->threads)
     for (long p = 0; p < n; p++) {
         if (have) pw_colliders_apply(s->colliders, t_next, pt->x[p], &pt->v[p], NULL);
@@ -239,7 +241,10 @@ static void advect(pw_sim *s, double dt)
     vec3 lo = v3_add(s->p.domain_min, v3(s->p.h, s->p.h, s->p.h));
     vec3 hi = v3_sub(s->p.domain_max, v3(s->p.h, s->p.h, s->p.h));
 #pragma omp parallel for schedule(static) num_threads(s->threads)
-    for (long p = 0; p < n; p++) pt->x[p] = v3_min(v3_max(v3_madd(pt->x[p], pt->v[p], dt), lo), hi);
+    for (long p = 0; p < n; p++) {
+        vec3 x = v3_madd(pt->x[p], pt->v[p], dt); /* (clamp: a NaN stays NaN for the check) */
+        pt->x[p] = v3(clamp(x.x, lo.x, hi.x), clamp(x.y, lo.y, hi.y), clamp(x.z, lo.z, hi.z));
+    }
 }
 
 /* ---- phase timing ------------------------------------------------------------------------ */

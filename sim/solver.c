@@ -49,6 +49,9 @@ static inline vec3 project(vec3 a, uint8_t fixed, vec3 normal)
     return a;
 }
 
+/* fmax(a, 1) by a comparison (fmax is a library call), NaN included: 1 */
+static inline double at_least_one(double a) { return a > 1.0 ? a : 1.0; }
+
 /* ---- fused vector passes ------------------------------------------------------------
  * Each pass runs over fixed chunks of PW_SUM_CHUNK nodes, accumulates its dot products
  * per chunk in index order and returns their sums over the chunks in order (loops.h).
@@ -224,8 +227,9 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
             x[i] = v3_scale(v0, sm);
             u[i] = pad(v0);
             double k = beta_dt2 / (g->m[i] > 0 ? g->m[i] : 1.0);
-            dinv[i] = v3(1.0 / fmax(1.0 + k * Hd[i].x, 1.0), 1.0 / fmax(1.0 + k * Hd[i].y, 1.0),
-                         1.0 / fmax(1.0 + k * Hd[i].z, 1.0));
+            dinv[i] = v3(1.0 / at_least_one(1.0 + k * Hd[i].x),
+                         1.0 / at_least_one(1.0 + k * Hd[i].y),
+                         1.0 / at_least_one(1.0 + k * Hd[i].z));
             vec3 b = v3_scale(g->v[i], sm);
             r[i] = v3_sub(b, x[i]);
             bb += v3_dot(b, b);

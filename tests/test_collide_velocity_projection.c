@@ -3,8 +3,10 @@
  * (v_rel' = 0); otherwise v_rel' = v_t + mu v_n v_t / |v_t|; sticky colliders set
  * v_rel' = 0 whenever phi <= 0; sticking and sticky contacts constrain all components in
  * the implicit solve, sliding and frictionless ones only the normal; everything is computed in the collider's frame
- * (v_rel = v - v_co). The cases use numbers exactly representable in binary so the
+ * (v_rel = v - v_co); poses formed once per time answer as poses formed per point. The cases use numbers exactly representable in binary so the
  * expected vectors are compared to 1e-15 (rounding of a few operations). */
+#include <string.h>
+
 #include "check.h"
 #include "collide.h"
 
@@ -102,6 +104,41 @@ int main(void)
     v = v3(5, 5, 5);
     CHECK(pw_colliders_apply(cs, 0.5, v3(3.25, 1, 0), &v, NULL) == PW_CONTACT_ALL, "6d sticky holds all");
     check_vec(v, v3(0, 0, -0.5), 1e-15, "6d sticky moves with the spinning collider");
+    /* 6e. poses formed once for a time (pw_colliders_pose_at, as a step does) give the
+     * bits of poses formed per point, and calls at another time form their own: a box
+     * that slides and turns holds the first point at t = 0.5, not at t = 0.25, so a
+     * stale pose would answer differently there */
+    {
+        pw_colliders *moving = pw_colliders_create(0.1, &err);
+        pw_collider_desc box = {.friction = 0.3, .sticky = 0};
+        pw_shape_init(&box.shape, PW_SHAPE_BOX);
+        box.shape.half_extents = v3(0.3, 0.3, 0.3);
+        box.shape.n_keys = 2;
+        box.shape.keys[0] = (pw_keyframe){0.0, v3(0, 0, 0), v3(0, 0, 1), 0.0};
+        box.shape.keys[1] = (pw_keyframe){1.0, v3(2, 0, 0), v3(0, 0, 1), 1.0};
+        CHECK(moving && pw_colliders_add(moving, &box, &err) == PW_OK, "6e add box: %s",
+              err.msg);
+        vec3 pts[3] = {v3(1.05, 0.1, 0), v3(0.9, -0.2, 0.1), v3(0.55, 0.05, -0.2)};
+        double times[2] = {0.5, 0.25};
+        vec3 want[2][3];
+        pw_contact want_kind[2][3];
+        for (int t = 0; t < 2; t++)
+            for (int k = 0; k < 3; k++) {
+                want[t][k] = v3(1, -2, 0.5);
+                want_kind[t][k] = pw_colliders_apply(moving, times[t], pts[k], &want[t][k], NULL);
+            }
+        CHECK(want_kind[0][0] != PW_CONTACT_NONE && want_kind[1][0] == PW_CONTACT_NONE,
+              "6e the box holds the first point at t = 0.5 only");
+        pw_colliders_pose_at(moving, 0.5);
+        for (int t = 0; t < 2; t++)
+            for (int k = 0; k < 3; k++) {
+                vec3 v = v3(1, -2, 0.5);
+                pw_contact kind = pw_colliders_apply(moving, times[t], pts[k], &v, NULL);
+                CHECK(kind == want_kind[t][k] && memcmp(&v, &want[t][k], sizeof v) == 0,
+                      "6e point %d at t = %g: the posed answer differs", k, times[t]);
+            }
+        pw_colliders_destroy(moving);
+    }
     /* 7. bad input is refused with a message */
     pw_collider_desc bad = ground;
     bad.friction = -1;

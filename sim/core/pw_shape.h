@@ -64,4 +64,15 @@ vec3 pw_shape_velocity(const pw_shape *s, double t, vec3 x);
  * returns +INFINITY. `normal` may be NULL. */
 double pw_shape_sdf(const pw_shape *s, double t, vec3 x, vec3 *normal);
 
+/* Where the shape is at one time: world = world_from_body body + origin. Loops that ask
+ * many points at one time form it once (pw_shape_pose_at) and ask pw_shape_sdf_posed,
+ * which gives the bits pw_shape_sdf gives. */
+typedef struct {
+    mat3 world_from_body;
+    vec3 origin;      /* [m] world position of the body origin */
+    vec3 body_normal; /* unit normal of a half-space, in the body frame */
+} pw_shape_pose;
+void pw_shape_pose_at(const pw_shape *s, double t, pw_shape_pose *pose);
+double pw_shape_sdf_posed(const pw_shape *s, const pw_shape_pose *pose, vec3 x, vec3 *normal);
+
 #endif

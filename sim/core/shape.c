@@ -192,22 +192,28 @@ vec3 pw_shape_velocity(const pw_shape *s, double t, vec3 x)
     return v3_add(v_T, v3_cross(omega, v3_sub(x, T)));
 }
 
-double pw_shape_sdf(const pw_shape *s, double t, vec3 x, vec3 *normal)
+void pw_shape_pose_at(const pw_shape *s, double t, pw_shape_pose *pose)
+{
+    mat3 R, Rs = static_rotation(s);
+    vec3 T;
+    pw_shape_motion(s, t, &R, &T);
+    pose->world_from_body = m3_mul(R, Rs);
+    pose->origin = v3_add(m3_mulv(R, s->center), T);
+    pose->body_normal = s->kind == PW_SHAPE_HALFSPACE ? v3_normalize(s->normal) : v3(0, 1, 0);
+}
+
+double pw_shape_sdf_posed(const pw_shape *s, const pw_shape_pose *pose, vec3 x, vec3 *normal)
 {
     if (s->kind == PW_SHAPE_MESH) {
         if (normal) *normal = v3(0, 1, 0);
         return INFINITY;
     }
-    mat3 R, Rs = static_rotation(s);
-    vec3 T;
-    pw_shape_motion(s, t, &R, &T);
-    mat3 world_from_body = m3_mul(R, Rs);
-    vec3 p = m3_mulv(m3_transpose(world_from_body), v3_sub(x, v3_add(m3_mulv(R, s->center), T)));
+    vec3 p = m3_mulv(m3_transpose(pose->world_from_body), v3_sub(x, pose->origin));
     vec3 n = v3(0, 1, 0);
     double d;
     switch (s->kind) {
     case PW_SHAPE_HALFSPACE:
-        n = v3_normalize(s->normal);
+        n = pose->body_normal;
         d = v3_dot(p, n);
         break;
     case PW_SHAPE_SPHERE: d = sdf_sphere(s->radius, p, &n); break;
@@ -215,6 +221,13 @@ double pw_shape_sdf(const pw_shape *s, double t, vec3 x, vec3 *normal)
     case PW_SHAPE_CYLINDER: d = sdf_cylinder(s->radius, s->half_height, p, &n); break;
     default: d = INFINITY; break;
     }
-    if (normal) *normal = m3_mulv(world_from_body, n);
+    if (normal) *normal = m3_mulv(pose->world_from_body, n);
     return d;
+}
+
+double pw_shape_sdf(const pw_shape *s, double t, vec3 x, vec3 *normal)
+{
+    pw_shape_pose pose;
+    pw_shape_pose_at(s, t, &pose);
+    return pw_shape_sdf_posed(s, &pose, x, normal);
 }
