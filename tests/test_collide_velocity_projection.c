@@ -2,9 +2,10 @@
  * separating relative velocity (v_n >= 0) is untouched; |v_t| <= -mu v_n sticks
  * (v_rel' = 0); otherwise v_rel' = v_t + mu v_n v_t / |v_t|; sticky colliders set
  * v_rel' = 0 whenever phi <= 0; sticking and sticky contacts constrain all components in
- * the implicit solve, sliding and frictionless ones only the normal; everything is computed in the collider's frame
- * (v_rel = v - v_co); poses formed once per time answer as poses formed per point. The cases use numbers exactly representable in binary so the
- * expected vectors are compared to 1e-15 (rounding of a few operations). */
+ * the implicit solve, sliding and frictionless ones only the normal; everything is
+ * computed in the collider's frame (v_rel = v - v_co); poses formed once per time answer
+ * as poses formed per point. The cases use numbers exactly representable in binary so
+ * the expected vectors are compared to 1e-15 (rounding of a few operations). */
 #include <string.h>
 
 #include "check.h"
