@@ -1,6 +1,7 @@
 /* constitutive.c — fixed-corotated elasticity with hardening and the singular-value
  * plasticity clamp of Stomakhin et al. 2013 (eqs. 1, 2, 11, 12), with the stress
  * differential derived in sim/docs/semi-implicit.md. */
+#include <float.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -147,31 +148,42 @@ jacobi_rotate4(v4d bp[3], v4d bq[3], v4d wp[3], v4d wq[3], v4m active, v4d *g2,
     *s2 = SELECT4(rotate, sn * sn, zero);
 }
 
-/* U, sigma, V from converged columns: sigma_k = |b_k|, u_k = b_k / sigma_k, a
- * reflection moved to the smallest sigma; -1 where U would be ill-defined. */
-static int warm_finish(mat3 Bt, mat3 Wt, mat3 *U, vec3 *sigma, mat3 *V)
+/* U, sigma, V from converged columns, per lane: sigma_k = |b_k|, u_k = b_k / sigma_k,
+ * and a reflection moved to the smallest sigma (the first of equal ones); the lanes
+ * where U would be ill-defined (a sigma at or below WARM_SVD_RANK of the largest, or
+ * none finite and positive) come back 0 in the mask. Each lane does the one-matrix
+ * operations in their order (det as m3_det sums it). */
+static inline __attribute__((always_inline)) void warm_finish4(v4d Bt[3][3], v4d sg[3],
+                                                               v4m *good_out)
 {
-    double sg[3], smax = 0;
+    const v4d zero = {0, 0, 0, 0}, huge = {DBL_MAX, DBL_MAX, DBL_MAX, DBL_MAX};
+    v4d smax = zero;
     for (int k = 0; k < 3; k++) {
-        sg[k] = sqrt(Bt.m[k][0] * Bt.m[k][0] + Bt.m[k][1] * Bt.m[k][1] + Bt.m[k][2] * Bt.m[k][2]);
-        if (sg[k] > smax) smax = sg[k];
+        sg[k] = Bt[k][0] * Bt[k][0] + Bt[k][1] * Bt[k][1] + Bt[k][2] * Bt[k][2];
+        sqrt4(&sg[k]);
+        smax = SELECT4(sg[k] > smax, sg[k], smax);
     }
-    if (!(smax > 0) || !isfinite(smax)) return -1;
-    int kmin = 0;
+    v4m good = (smax > zero) & (smax <= huge);
     for (int k = 0; k < 3; k++) {
-        if (!(sg[k] > WARM_SVD_RANK * smax)) return -1;
-        if (sg[k] < sg[kmin]) kmin = k;
-        double inv = 1.0 / sg[k];
-        for (int i = 0; i < 3; i++) Bt.m[k][i] *= inv;
+        good &= sg[k] > WARM_SVD_RANK * smax;
+        v4d inv = 1.0 / sg[k];
+        for (int i = 0; i < 3; i++) Bt[k][i] *= inv;
     }
-    if (m3_det(Bt) < 0) {
-        for (int i = 0; i < 3; i++) Bt.m[kmin][i] = -Bt.m[kmin][i];
-        sg[kmin] = -sg[kmin];
+    v4m min1 = sg[1] < sg[0];
+    v4m min2 = sg[2] < SELECT4(min1, sg[1], sg[0]);
+    v4m is_min[3] = {~min1 & ~min2, min1 & ~min2, min2};
+    v4d(*a)[3] = Bt;
+    v4d det = a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) -
+              a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
+              a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
+    v4m flip = det < zero;
+    for (int k = 0; k < 3; k++) {
+        v4m f = flip & is_min[k];
+        for (int i = 0; i < 3; i++) Bt[k][i] = SELECT4(f, -Bt[k][i], Bt[k][i]);
+        sg[k] = SELECT4(f, -sg[k], sg[k]);
     }
-    *U = m3_transpose(Bt);
-    *V = m3_transpose(Wt);
-    *sigma = v3(sg[0], sg[1], sg[2]);
-    return 0;
+    *good_out = good; /* (not returned: a vector return value would change the ABI
+                         between the clones) */
 }
 
 PW_CLONES("avx2", "default") void pw_svd_warm_batch(int n, const mat3 *A, const mat3 *V0, pw_svd3 *out, int *ok)
@@ -203,14 +215,17 @@ PW_CLONES("avx2", "default") void pw_svd_warm_batch(int n, const mat3 *A, const 
                      (s2_max * g2[2] <= tol2 * ab[2]);
         converged |= active & done;
     }
+    v4d sg[3];
+    v4m good;
+    warm_finish4(Bt, sg, &good);
     for (int l = 0; l < n; l++) {
-        mat3 B, W;
         for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++) {
-                B.m[i][j] = Bt[i][j][l];
-                W.m[i][j] = Wt[i][j][l];
+            for (int k = 0; k < 3; k++) {
+                out[l].U.m[i][k] = Bt[k][i][l];
+                out[l].V.m[i][k] = Wt[k][i][l];
             }
-        ok[l] = converged[l] && warm_finish(B, W, &out[l].U, &out[l].sigma, &out[l].V) == 0;
+        out[l].sigma = v3(sg[0][l], sg[1][l], sg[2][l]);
+        ok[l] = converged[l] && good[l];
     }
 }
 
