@@ -285,47 +285,50 @@ void pw_fcr_cache_init(pw_fcr_cache *c, mat3 F, double mu, double lambda)
     pw_fcr_cache_init_svd(c, F, &f, mu, lambda);
 }
 
-/* The unit quaternion of a proper rotation, from its largest-magnitude component
- * (Shepperd): the square root is always of a number >= 1, so no branch loses
- * precision. */
-static void rotation_to_quat(mat3 R, double q[4])
+/* The unit quaternions of four proper rotations, one per lane, each from its
+ * largest-magnitude component (Shepperd): the square root is always of a number >= 1,
+ * so no branch loses precision. Each lane takes its branch by masks and does that
+ * branch's operations in their order, so the bits are those of one rotation alone; the
+ * lanes' square roots and divisions overlap instead of waiting in turn. */
+static inline __attribute__((always_inline)) void rotation_to_quat4(v4d m[3][3], v4d q[4])
 {
-    const double(*m)[3] = R.m;
-    double tr = m[0][0] + m[1][1] + m[2][2], s;
-    if (tr > 0) {
-        s = 2.0 * sqrt(tr + 1.0);
-        q[0] = 0.25 * s;
-        q[1] = (m[2][1] - m[1][2]) / s;
-        q[2] = (m[0][2] - m[2][0]) / s;
-        q[3] = (m[1][0] - m[0][1]) / s;
-    } else if (m[0][0] > m[1][1] && m[0][0] > m[2][2]) {
-        s = 2.0 * sqrt(1.0 + m[0][0] - m[1][1] - m[2][2]);
-        q[0] = (m[2][1] - m[1][2]) / s;
-        q[1] = 0.25 * s;
-        q[2] = (m[0][1] + m[1][0]) / s;
-        q[3] = (m[0][2] + m[2][0]) / s;
-    } else if (m[1][1] > m[2][2]) {
-        s = 2.0 * sqrt(1.0 + m[1][1] - m[0][0] - m[2][2]);
-        q[0] = (m[0][2] - m[2][0]) / s;
-        q[1] = (m[0][1] + m[1][0]) / s;
-        q[2] = 0.25 * s;
-        q[3] = (m[1][2] + m[2][1]) / s;
-    } else {
-        s = 2.0 * sqrt(1.0 + m[2][2] - m[0][0] - m[1][1]);
-        q[0] = (m[1][0] - m[0][1]) / s;
-        q[1] = (m[0][2] + m[2][0]) / s;
-        q[2] = (m[1][2] + m[2][1]) / s;
-        q[3] = 0.25 * s;
+    const v4d zero = {0, 0, 0, 0};
+    v4d tr = m[0][0] + m[1][1] + m[2][2];
+    v4m c0 = tr > zero;
+    v4m c1 = ~c0 & (m[0][0] > m[1][1]) & (m[0][0] > m[2][2]);
+    v4m c2 = ~c0 & ~c1 & (m[1][1] > m[2][2]);
+    v4m c3 = ~c0 & ~c1 & ~c2;
+    v4d arg = SELECT4(c0, tr + 1.0,
+                      SELECT4(c1, 1.0 + m[0][0] - m[1][1] - m[2][2],
+                              SELECT4(c2, 1.0 + m[1][1] - m[0][0] - m[2][2],
+                                      1.0 + m[2][2] - m[0][0] - m[1][1])));
+    sqrt4(&arg);
+    v4d s = 2.0 * arg, quarter = 0.25 * s;
+    v4d a = m[2][1] - m[1][2], b = m[0][2] - m[2][0], c = m[1][0] - m[0][1];
+    v4d d = m[0][1] + m[1][0], e = m[0][2] + m[2][0], f = m[1][2] + m[2][1];
+    q[0] = SELECT4(c0, quarter, SELECT4(c1, a, SELECT4(c2, b, c)) / s);
+    q[1] = SELECT4(c1, quarter, SELECT4(c0, a, SELECT4(c2, d, e)) / s);
+    q[2] = SELECT4(c2, quarter, SELECT4(c0, b, SELECT4(c1, d, f)) / s);
+    q[3] = SELECT4(c3, quarter, SELECT4(c0, c, SELECT4(c1, e, f)) / s);
+}
+
+PW_CLONES("avx2", "default") void pw_svd3_pack_batch(int n, const pw_svd3 *f, pw_svd3_packed *out)
+{
+    for (int which = 0; which < 2; which++) { /* U, then V */
+        v4d m[3][3] = {{{0}}}, q[4];
+        for (int l = 0; l < PW_SVD_BATCH; l++) {
+            const mat3 *R = l < n ? (which ? &f[l].V : &f[l].U) : &f[0].U; /* spare lanes */
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++) m[i][j][l] = R->m[i][j];
+        }
+        rotation_to_quat4(m, q);
+        for (int l = 0; l < n; l++)
+            for (int k = 0; k < 4; k++) (which ? out[l].qV : out[l].qU)[k] = q[k][l];
     }
+    for (int l = 0; l < n; l++) out[l].sigma = f[l].sigma;
 }
 
-
-void pw_svd3_pack(const pw_svd3 *f, pw_svd3_packed *out)
-{
-    rotation_to_quat(f->U, out->qU);
-    rotation_to_quat(f->V, out->qV);
-    out->sigma = f->sigma;
-}
+void pw_svd3_pack(const pw_svd3 *f, pw_svd3_packed *out) { pw_svd3_pack_batch(1, f, out); }
 
 void pw_svd3_unpack(const pw_svd3_packed *in, pw_svd3 *f)
 {

@@ -49,6 +49,8 @@ typedef struct {
     vec3 sigma;
 } pw_svd3_packed;
 void pw_svd3_pack(const pw_svd3 *f, pw_svd3_packed *out);
+/* The same for n <= PW_SVD_BATCH factorisations at once (faster; the same bits). */
+void pw_svd3_pack_batch(int n, const pw_svd3 *f, pw_svd3_packed *out);
 void pw_svd3_unpack(const pw_svd3_packed *in, pw_svd3 *f);
 /* (inline: returned through memory from another unit, the matrix was read back by wide
  * loads that could not be store-forwarded, 9 % of the deformation update's samples) */

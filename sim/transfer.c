@@ -316,17 +316,23 @@ BOX_CLONES static void deformation_home(const pw_sim *s, uint32_t home, void *ct
             if (s->fe_svd_valid) V_prev[k] = pw_quat_to_rotation(s->fe_svd[p].qV);
         }
         if (s->fe_svd_valid) pw_svd_warm_batch(n, Fe_hat, V_prev, warm, ok);
+        pw_svd3 f[PW_SVD_BATCH];
+        int done[PW_SVD_BATCH];
         for (int k = 0; k < n; k++) {
             size_t p = p0 + (size_t)k;
-            pw_svd3 f;
-            if (pw_plasticity_update_from_svd(Fe_hat[k], pt->Fp[p], pt->theta_c[p], pt->theta_s[p],
-                                              pt->Jp_floor[p], ok[k] ? &warm[k] : NULL, &pt->Fe[p],
-                                              &pt->Fp[p], &f) != 0) {
+            done[k] = pw_plasticity_update_from_svd(Fe_hat[k], pt->Fp[p], pt->theta_c[p],
+                                                    pt->theta_s[p], pt->Jp_floor[p],
+                                                    ok[k] ? &warm[k] : NULL, &pt->Fe[p],
+                                                    &pt->Fp[p], &f[k]) == 0;
+            if (!done[k]) {
                 if (p < bad) bad = p;
-            } else {
-                pw_svd3_pack(&f, &s->fe_svd[p]);
+                f[k] = (pw_svd3){m3_identity(), m3_identity(), v3(1, 1, 1)}; /* (unused) */
             }
         }
+        pw_svd3_packed packed[PW_SVD_BATCH];
+        pw_svd3_pack_batch(n, f, packed);
+        for (int k = 0; k < n; k++)
+            if (done[k]) s->fe_svd[p0 + (size_t)k] = packed[k];
     }
     dc->first_bad[home] = bad;
 }

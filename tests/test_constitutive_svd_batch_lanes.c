@@ -6,7 +6,9 @@
  * neighbours. (Reading a neighbour's lane when unpacking makes 7479 of 9000 lanes
  * differ.) Every batch size 1-4 and every
  * rotation of the lanes is tried, over 300 batches of the solver's case
- * (Fe_hat = (I + dt grad v) U0 S0 V0^T from V0) mixed with those special lanes. */
+ * (Fe_hat = (I + dt grad v) U0 S0 V0^T from V0) mixed with those special lanes. The same
+ * for packing the factorisations as quaternions (pw_svd3_pack_batch), over every branch
+ * of the conversion. */
 #include <string.h>
 
 #include "check.h"
@@ -87,5 +89,31 @@ int main(void)
            batches, lanes, fallbacks, mismatches);
     CHECK(fallbacks > 100 && fallbacks < lanes / 2, "too few or too many fallbacks (%d)", fallbacks);
     CHECK(mismatches == 0, "%d lanes differ from the same matrix factored alone", mismatches);
+
+    /* pw_svd3_pack_batch: every lane packs to the bits of its factorisation packed alone,
+     * and every Shepperd branch is taken (trace > 0, and each diagonal entry largest:
+     * turns by nearly pi about x, y and z), in every position of the batch */
+    int pack_mismatches = 0, packs = 0;
+    for (int trial = 0; trial < 200; trial++) {
+        pw_svd3 f[PW_SVD_BATCH];
+        pw_svd3_packed alone[PW_SVD_BATCH], batch[PW_SVD_BATCH];
+        for (int l = 0; l < PW_SVD_BATCH; l++) {
+            int kind = (trial + l) % 4; /* 0: random; 1-3: near pi about x, y, z */
+            vec3 axis = kind == 0 ? v3(urand(&st) - 0.5, urand(&st) - 0.5, urand(&st) - 0.5)
+                                  : v3(kind == 1, kind == 2, kind == 3);
+            double angle = kind == 0 ? 6.283185307179586 * urand(&st) : 3.1 + 0.04 * urand(&st);
+            f[l].U = m3_rotation(axis, angle);
+            f[l].V = random_rotation(&st);
+            f[l].sigma = v3(urand(&st), urand(&st), -urand(&st));
+            pw_svd3_pack(&f[l], &alone[l]);
+        }
+        for (int n = 1; n <= PW_SVD_BATCH; n++) {
+            pw_svd3_pack_batch(n, f, batch);
+            for (int l = 0; l < n; l++, packs++)
+                pack_mismatches += memcmp(&batch[l], &alone[l], sizeof batch[l]) != 0;
+        }
+    }
+    printf("%d packed lanes, %d differ from the lane alone\n", packs, pack_mismatches);
+    CHECK(pack_mismatches == 0, "%d packed lanes differ from packing alone", pack_mismatches);
     return check_done("constitutive_svd_batch_lanes");
 }
