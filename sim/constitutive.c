@@ -8,11 +8,6 @@
 #include "constitutive.h"
 #include "simd.h"
 
-/* (tr(S) I - S) has eigenvalues s_j + s_k (pairs of singular values). A pair whose sum
- * is below this fraction of |s_1|+|s_2|+|s_3| is treated as singular: that rotation
- * mode of dR is dropped (pseudo-inverse) instead of blowing up, which only happens for
- * an inverted, degenerate element. */
-#define FCR_SINGULAR_REL 1e-10
 
 /* ---- helpers ----------------------------------------------------------------- */
 
@@ -62,7 +57,7 @@ static void pair_sum_inverses(vec3 s, double inv[3])
 {
     double d[3] = {s.y + s.z, s.x + s.z, s.x + s.y};
     double scale = fabs(s.x) + fabs(s.y) + fabs(s.z);
-    for (int i = 0; i < 3; i++) inv[i] = fabs(d[i]) > FCR_SINGULAR_REL * scale ? 1.0 / d[i] : 0.0;
+    for (int i = 0; i < 3; i++) inv[i] = fabs(d[i]) > PW_FCR_SINGULAR_REL * scale ? 1.0 / d[i] : 0.0;
 }
 
 /* The shared tail of dP once dR is known (sim/docs/semi-implicit.md, section 2). */
@@ -100,9 +95,6 @@ static mat3 stress_differential_from(mat3 dF, mat3 dR, mat3 cofF, double J, doub
  * sweep; four independent chains overlap. Every lane does the operations of the
  * one-matrix form in its order (IEEE operations, no contraction: pw_sim is built with
  * -ffp-contract=off), so each lane gives the bits one matrix alone would. */
-/* m ? a : b per lane (a macro: a vector return value would change the ABI between the
- * instruction-set clones below) */
-#define SELECT4(m, a, b) ((v4d)(((v4m)(a) & (m)) | ((v4m)(b) & ~(m))))
 
 static inline __attribute__((always_inline)) void sqrt4(v4d *x)
 {
@@ -131,7 +123,7 @@ jacobi_rotate4(v4d bp[3], v4d bq[3], v4d wp[3], v4d wq[3], v4m active, v4d *g2,
     v4m rotate = active & (*g2 > (WARM_SVD_TOL * WARM_SVD_TOL) * *ab);
     v4d d = b - a, r = d * d + 4.0 * *g2;
     sqrt4(&r);
-    v4d D = (v4d)((v4m)d & (v4m){INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX}) + r;
+    v4d D = ABS4(d) + r;
     v4d root = 2.0 * r * D;
     sqrt4(&root);
     v4d k = 1.0 / root;

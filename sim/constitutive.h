@@ -6,6 +6,12 @@
 
 #include "pw_math.h"
 
+/* (tr(S) I - S) has eigenvalues s_j + s_k (pairs of singular values). A pair whose sum
+ * is below this fraction of |s_1|+|s_2|+|s_3| is treated as singular: that rotation
+ * mode of dR is dropped (pseudo-inverse) instead of blowing up, which only happens for
+ * an inverted, degenerate element. */
+#define PW_FCR_SINGULAR_REL 1e-10
+
 /* Lamé parameters from Young's modulus E [Pa] and Poisson's ratio nu [-]. */
 void pw_lame(double E, double nu, double *mu, double *lambda);
 

@@ -26,28 +26,81 @@
  * operator symmetric up to the rounding of its sums). */
 #define STRESS_LANES 4
 
-/* K of up to STRESS_LANES particles (c[0..n), volumes V0), one per vector lane: each
- * lane does the one-particle operations in their order (no contraction: pw_sim is built
- * with -ffp-contract=off), so each K has the bits it would have alone, and the four
- * particles' chains of products overlap. The entry loop is unrolled whole, so that its
- * index tests resolve at compile time (as a loop: ~2100 instructions a particle). */
-BOX_CLONES static void linearise_stress(const pw_fcr_cache *c, const double *V0, int n,
+/* What the stress of a particle is formed from: Fe, its SVD (from the plasticity step,
+ * or factored here), the hardened Lame parameters and the volume. */
+typedef struct {
+    mat3 F, U, V;
+    vec3 sigma;
+    double mu, lambda, V0;
+} stress_input;
+
+/* The stress caches and K of up to STRESS_LANES particles, one per vector lane: the
+ * polar rotation R = U V^T, cof(F), J, (tr(S) I - S)^-1 = V diag(1 / (s_j + s_k)) V^T,
+ * the matrix B = -V0 P F^T of the forces, and K. Each lane does the one-particle
+ * operations in their order (as pw_fcr_cache_init_svd and m3_mul sum them; no
+ * contraction: pw_sim is built with -ffp-contract=off), so each result has the bits it
+ * would have alone, and the four particles' chains of products overlap. The entry loop
+ * of K is unrolled whole, so that its index tests resolve at compile time (as a loop:
+ * ~2100 instructions a particle). */
+BOX_CLONES static void linearise_stress(const stress_input *in, int n, pw_pstress *st,
                                         float (*K)[PW_K_ENTRIES])
 {
-    v4d F[3][3], R[3][3], Minv[3][3], k_mu, k_vol, k_cof;
+    v4d F[3][3], U[3][3], V[3][3], sg[3], mu, lambda, V0;
     for (int l = 0; l < STRESS_LANES; l++) {
-        const pw_fcr_cache *cl = &c[l < n ? l : 0]; /* spare lanes repeat particle 0 */
-        double v0 = V0[l < n ? l : 0];
+        const stress_input *il = &in[l < n ? l : 0]; /* spare lanes repeat particle 0 */
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++) {
-                F[i][j][l] = cl->F.m[i][j];
-                R[i][j][l] = cl->R.m[i][j];
-                Minv[i][j][l] = cl->inv_trS_minus_S.m[i][j];
+                F[i][j][l] = il->F.m[i][j];
+                U[i][j][l] = il->U.m[i][j];
+                V[i][j][l] = il->V.m[i][j];
             }
-        k_mu[l] = 2.0 * cl->mu * v0;
-        k_vol[l] = cl->lambda * v0 * cl->J * cl->J;
-        k_cof[l] = cl->lambda * v0 * (cl->J - 1.0) * cl->J;
+        sg[0][l] = il->sigma.x;
+        sg[1][l] = il->sigma.y;
+        sg[2][l] = il->sigma.z;
+        mu[l] = il->mu;
+        lambda[l] = il->lambda;
+        V0[l] = il->V0;
     }
+    const v4d zero = {0, 0, 0, 0};
+    v4d R[3][3], Minv[3][3], cof[3][3], inv[3];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) /* U V^T */
+            R[i][j] = U[i][0] * V[j][0] + U[i][1] * V[j][1] + U[i][2] * V[j][2];
+    { /* pair_sum_inverses */
+        v4d d[3] = {sg[1] + sg[2], sg[0] + sg[2], sg[0] + sg[1]};
+        v4d scale = ABS4(sg[0]) + ABS4(sg[1]) + ABS4(sg[2]);
+        for (int k = 0; k < 3; k++)
+            inv[k] = SELECT4(ABS4(d[k]) > PW_FCR_SINGULAR_REL * scale, 1.0 / d[k], zero);
+    }
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) /* (V diag(inv)) V^T */
+            Minv[i][j] = V[i][0] * inv[0] * V[j][0] + V[i][1] * inv[1] * V[j][1] +
+                         V[i][2] * inv[2] * V[j][2];
+    for (int i = 0; i < 3; i++) { /* m3_cofactor */
+        int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+        for (int j = 0; j < 3; j++) {
+            int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+            cof[i][j] = F[i1][j1] * F[i2][j2] - F[i1][j2] * F[i2][j1];
+        }
+    }
+    v4d J = F[0][0] * (F[1][1] * F[2][2] - F[1][2] * F[2][1]) -
+            F[0][1] * (F[1][0] * F[2][2] - F[1][2] * F[2][0]) +
+            F[0][2] * (F[1][0] * F[2][1] - F[1][1] * F[2][0]);
+    /* P = 2 mu (F - R) + lambda (J - 1) cof(F); B = -V0 P F^T */
+    v4d two_mu = 2.0 * mu, l_J1 = lambda * (J - 1.0), P[3][3];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) P[i][j] = (F[i][j] - R[i][j]) * two_mu + cof[i][j] * l_J1;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            v4d b = (P[i][0] * F[j][0] + P[i][1] * F[j][1] + P[i][2] * F[j][2]) * -V0;
+            for (int p = 0; p < n; p++) st[p].B[3 * i + j] = b[p];
+        }
+    for (int p = 0; p < n; p++) {
+        st[p].mu = in[p].mu;
+        st[p].lambda = in[p].lambda;
+    }
+
+    v4d k_mu = 2.0 * mu * V0, k_vol = lambda * V0 * J * J, k_cof = lambda * V0 * (J - 1.0) * J;
     v4d FFt[3][3]; /* F F^T, summed as m3_mul sums */
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
@@ -63,7 +116,6 @@ BOX_CLONES static void linearise_stress(const pw_fcr_cache *c, const double *V0,
     for (int m = 0; m < 3; m++)
         for (int q = 0; q < 9; q++)
             W[m][q] = Minv[m][0] * Bm[0][q] + Minv[m][1] * Bm[1][q] + Minv[m][2] * Bm[2][q];
-    const v4d zero = {0, 0, 0, 0};
 #pragma GCC unroll 9
     for (int r = 0; r < 9; r++) {
         int i = r / 3, j = r % 3;
@@ -88,29 +140,21 @@ void pw_mpm_prepare_stress(pw_sim *s)
     for (long b = 0; b < batches; b++) {
         size_t p0 = (size_t)b * STRESS_LANES;
         int m = n - (long)p0 < STRESS_LANES ? (int)(n - (long)p0) : STRESS_LANES;
-        pw_fcr_cache c[STRESS_LANES];
+        stress_input in[STRESS_LANES];
         for (int k = 0; k < m; k++) {
             size_t p = p0 + (size_t)k;
             /* eq. 2 with J_P clamped so that e^{xi (1 - J_P)} stays finite */
             double Jp = clamp(m3_det(pt->Fp[p]), pt->Jp_min[p], pt->Jp_max[p]);
             double hard = pw_hardening(pt->xi[p], Jp);
-            if (s->fe_svd_valid) {
-                pw_svd3 f;
+            pw_svd3 f;
+            if (s->fe_svd_valid)
                 pw_svd3_unpack(&s->fe_svd[p], &f);
-                pw_fcr_cache_init_svd(&c[k], pt->Fe[p], &f, pt->mu0[p] * hard,
-                                      pt->lambda0[p] * hard);
-            } else
-                pw_fcr_cache_init(&c[k], pt->Fe[p], pt->mu0[p] * hard, pt->lambda0[p] * hard);
-            /* P = 2 mu (F - R) + lambda (J - 1) cof(F), from the polar part just formed */
-            mat3 P = m3_add(m3_scale(m3_sub(c[k].F, c[k].R), 2.0 * c[k].mu),
-                            m3_scale(c[k].cofF, c[k].lambda * (c[k].J - 1.0)));
-            mat3 B = m3_scale(m3_mul(P, m3_transpose(pt->Fe[p])), -pt->V0[p]);
-            pw_pstress *st = &s->stress[p];
-            memcpy(st->B, B.m, sizeof st->B);
-            st->mu = c[k].mu;
-            st->lambda = c[k].lambda;
+            else
+                m3_svd(pt->Fe[p], &f.U, &f.sigma, &f.V);
+            in[k] = (stress_input){pt->Fe[p], f.U, f.V, f.sigma, pt->mu0[p] * hard,
+                                   pt->lambda0[p] * hard, pt->V0[p]};
         }
-        linearise_stress(c, &pt->V0[p0], m, &s->K[p0]);
+        linearise_stress(in, m, &s->stress[p0], &s->K[p0]);
     }
 }
 

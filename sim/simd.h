@@ -9,6 +9,8 @@
 #ifndef PW_SIMD_H
 #define PW_SIMD_H
 
+#include <stdint.h>
+
 /* PW_CLONES("avx2", "default"): compile the function once per listed instruction set,
  * picked at load time; nothing where clones are unavailable or switched off. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(PW_NO_TARGET_CLONES)
@@ -22,5 +24,10 @@ typedef double v4d __attribute__((vector_size(32)));
 typedef double v8d __attribute__((vector_size(64)));
 typedef float v8f __attribute__((vector_size(32)));
 typedef long long v4m __attribute__((vector_size(32))); /* lane masks of v4d: -1 or 0 */
+
+/* m ? a : b per lane, and |a| per lane (the sign bit cleared, as fabs does). Macros: a
+ * vector return value would change the ABI between the instruction-set clones. */
+#define SELECT4(m, a, b) ((v4d)(((v4m)(a) & (m)) | ((v4m)(b) & ~(m))))
+#define ABS4(a) ((v4d)((v4m)(a) & (v4m){INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX}))
 
 #endif
