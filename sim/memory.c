@@ -39,6 +39,7 @@ void pw_mpm_memory_report(const pw_sim *s, pw_mpm_memory *m)
                                               2 * sizeof *s->u4 + sizeof *s->dinv +
                                               sizeof *s->hdiag) +
                                   s->cap_partial * sizeof *s->partial);
-    item(m, "warm start", s->cap_warm * (sizeof *s->warm_keys + PW_BLOCK_NODES * sizeof *s->warm_dv +
-                                         sizeof *s->warm_map));
+    item(m, "warm start", (s->warm.cap + s->warm_old.cap) *
+                              (sizeof *s->warm.keys + PW_BLOCK_NODES * sizeof *s->warm.dv +
+                               sizeof *s->warm.map));
 }

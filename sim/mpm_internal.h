@@ -111,6 +111,15 @@ typedef struct {
  * operator far below the solve's tolerance. */
 #define PW_K_ENTRIES 81
 
+/* One step's implicit correction per node of its grid (solver.c's warm start). */
+typedef struct {
+    size_t blocks, cap;
+    uint64_t *keys;             /* its grid's block keys (sorted) */
+    vec3 *dv;                   /* [m/s] v^{n+1} - v*, 64 per block */
+    uint32_t *map;              /* per block of the current grid: the index of the same
+                                   block among keys, or UINT32_MAX */
+} pw_warm_step;
+
 /* Phases of a step, timed by substep() for the benchmark (not part of any result). */
 enum {
     PW_PHASE_REBUILD,  /* sort by block, grid rebuild, stencil places of x^n         */
@@ -180,15 +189,12 @@ struct pw_sim {
     pw_vec4 *hdiag;             /* the diagonal of H (pw_mpm_hessian_diagonal) */
     double *partial;            /* per-chunk partial sums of dots (two sets; loops.h) */
 
-    /* warm start of the solve: the implicit correction v^{n+1} - v* of the previous step
-     * per node, with the block keys it belongs to (solver.c) */
-    int warm_valid;             /* cleared with fe_svd_valid, for the same reason, and
-                                   when particles are added */
-    size_t warm_blocks, cap_warm;
-    uint64_t *warm_keys;
-    vec3 *warm_dv;
-    uint32_t *warm_map;         /* per current block: its index among warm_keys, or
-                                   UINT32_MAX */
+    /* warm start of the solve: the implicit corrections v^{n+1} - v* of the last two steps
+     * per node, each with the block keys it belongs to (solver.c) */
+    int warm_valid;             /* how many of the two are held (0-2); cleared with
+                                   fe_svd_valid, for the same reason, and when particles
+                                   are added */
+    pw_warm_step warm, warm_old; /* the last step's correction, and the one before */
 };
 
 /* ---- memory.c ------------------------------------------------------------ */

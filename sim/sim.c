@@ -121,9 +121,12 @@ void pw_sim_destroy(pw_sim *s)
     void *arrays[] = {s->ps, s->stress, s->K, s->home_scratch, s->fe_svd, s->perm, s->inv_sqrt_m, s->partial};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) free(arrays[k]);
     for (int k = 0; k < 5; k++) free(s->cr[k]);
-    free(s->warm_keys);
-    free(s->warm_dv);
-    free(s->warm_map);
+    pw_warm_step *w[2] = {&s->warm, &s->warm_old};
+    for (int k = 0; k < 2; k++) {
+        free(w[k]->keys);
+        free(w[k]->dv);
+        free(w[k]->map);
+    }
     free(s->u4);
     free(s->Hu4);
     free(s->dinv);

@@ -6,8 +6,10 @@
  * on the free degrees of freedom to the solver's tolerance: the true residual
  * |M^1/2 (v* - v) - beta dt^2 M^-1/2 H v| (recomputed here with the Hessian action,
  * not taken from the solver's recurrence) is at most 2 tol |M^1/2 v*|, and components
- * fixed by collisions keep v* exactly. Checked from a cold start (v*) and from the warm
- * start (v* plus the previous solve's correction) on a second, different v*, on a
+ * fixed by collisions keep v* exactly. Checked from a cold start (v*), from the warm
+ * start (v* plus the previous solve's correction) on a second, different v*, and from
+ * the extrapolated start (the last correction plus its change since the one before) on
+ * a third, on a
  * deformed Table 2 ball where beta dt^2 H / m is of order one, so the correction the
  * solve makes is large (printed; at least 1% of |v*|) and a wrong start or a wrong
  * residual could not hide in the tolerance. */
@@ -81,12 +83,16 @@ int main(void)
     size_t nn = pw_grid_node_count(g);
     vec3 *v_star = calloc(nn, sizeof *v_star);
 
-    for (int solve = 0; solve < 2; solve++) {
+    static const char *start[3] = {"cold", "warm", "extrapolated"};
+    for (int solve = 0; solve < 3; solve++) {
+        CHECK(s->warm_valid == solve, "solve %d starts with %d earlier corrections", solve,
+              s->warm_valid);
         /* v*: a rigid drift plus a shear that the stress resists; a floor-like band of
          * nodes has its y component fixed, as a slip wall would */
         for (size_t i = 0; i < nn; i++) {
             vec3 x = pw_grid_node_position(g, i);
-            double k = 1 + 0.3 * solve;
+            double k = 1 + 0.3 * solve * solve; /* (not linear in solve: the extrapolated
+                                                   start must not be the answer) */
             v_star[i] = g->m[i] > 0 ? v3(0.2 + k * sin(7 * x.y), -0.5 + k * cos(5 * x.z), k * x.x * x.y)
                                     : v3_zero();
             g->v[i] = v_star[i];
@@ -98,7 +104,7 @@ int main(void)
         double res = relative_residual(s, v_star, p.beta * dt * dt, &fixed_change, &correction);
         printf("%s start: %d iterations, converged %d, correction %.3g of |v*|, true residual "
                "%.3g (tolerance %g), largest change of a fixed component %g m/s\n",
-               solve ? "warm" : "cold", iterations, converged, correction, res, tol, fixed_change);
+               start[solve], iterations, converged, correction, res, tol, fixed_change);
         CHECK(converged, "solve %d did not converge in %d iterations", solve, iterations);
         CHECK(correction > 1e-2, "solve %d: correction %.3g too small to test", solve, correction);
         CHECK(res <= 2 * tol, "solve %d: true residual %.3g over 2 x %g", solve, res, tol);
