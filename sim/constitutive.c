@@ -57,7 +57,8 @@ static void pair_sum_inverses(vec3 s, double inv[3])
 {
     double d[3] = {s.y + s.z, s.x + s.z, s.x + s.y};
     double scale = fabs(s.x) + fabs(s.y) + fabs(s.z);
-    for (int i = 0; i < 3; i++) inv[i] = fabs(d[i]) > PW_FCR_SINGULAR_REL * scale ? 1.0 / d[i] : 0.0;
+    for (int i = 0; i < 3; i++)
+        inv[i] = fabs(d[i]) > PW_FCR_SINGULAR_REL * scale ? 1.0 / d[i] : 0.0;
 }
 
 /* The shared tail of dP once dR is known (sim/docs/semi-implicit.md, section 2). */
