@@ -68,19 +68,14 @@ BOX_INLINE void weights_f32(const pw_pstep *q, pw_weights_f32 *f)
 BOX_INLINE void load8f(v8f *r, const float *a) { memcpy(r, a, sizeof *r); }
 BOX_INLINE void store8f(float *a, const v8f *r) { memcpy(a, r, sizeof *r); }
 
-/* L = u, rounded to float, on the 2x2x2 blocks around home */
-BOX_INLINE void box_f32_load(const pw_grid *g, uint32_t home, const pw_vec4 *u, pw_box_f32 *L)
+/* L = u on the 2x2x2 blocks around home */
+BOX_INLINE void box_f32_load(const pw_grid *g, uint32_t home, const pw_vec4f *u, pw_box_f32 *L)
 {
     const uint32_t *nb = g->nbr[home];
     for (int d = 0; d < 8; d++) {
-        const pw_vec4 *src = u + (size_t)nb[d] * PW_BLOCK_NODES;
+        const pw_vec4f *src = u + (size_t)nb[d] * PW_BLOCK_NODES;
         int o = box_block_origin(d);
-        for (int l = 0; l < PW_BLOCK_NODES; l++) {
-            v4d a;
-            load4(&a, src + l);
-            v4f f = __builtin_convertvector(a, v4f);
-            memcpy(L->node[box_at(o, l)], &f, sizeof f);
-        }
+        for (int l = 0; l < PW_BLOCK_NODES; l++) memcpy(L->node[box_at(o, l)], src + l, sizeof *src);
     }
 }
 

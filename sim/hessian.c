@@ -177,7 +177,7 @@ BOX_INLINE void apply_K(const float K[PW_K_ENTRIES], const float G[9], float B[9
 }
 
 typedef struct {
-    const pw_vec4 *u;
+    const pw_vec4f *u;
     pw_vec4 *out;
 } node_io;
 
@@ -210,7 +210,7 @@ static void zero_nodes(const pw_sim *s, pw_vec4 *a)
     for (long i = 0; i < nn; i++) memset(&a[i], 0, sizeof a[i]);
 }
 
-void pw_mpm_hessian_action4(pw_sim *s, const pw_vec4 *u, pw_vec4 *Hu)
+void pw_mpm_hessian_action4(pw_sim *s, const pw_vec4f *u, pw_vec4 *Hu)
 {
     node_io io = {u, Hu};
     zero_nodes(s, Hu);
@@ -222,7 +222,7 @@ void pw_mpm_hessian_action(pw_sim *s, const vec3 *u, vec3 *Hu)
     long nn = (long)pw_grid_node_count(&s->grid);
 #pragma omp parallel for schedule(static) num_threads(s->threads)
     for (long i = 0; i < nn; i++) {
-        pw_vec4 a = {u[i].x, u[i].y, u[i].z, 0};
+        pw_vec4f a = {(float)u[i].x, (float)u[i].y, (float)u[i].z, 0.f};
         s->u4[i] = a;
     }
     pw_mpm_hessian_action4(s, s->u4, s->Hu4);

@@ -99,6 +99,12 @@ typedef struct {
     double x, y, z, pad;
 } pw_vec4;
 
+/* The same in float, for the Hessian action's input, which the action rounds to float
+ * anyway (box_f32.h): stored rounded, it is half the bytes to write and to read. */
+typedef struct {
+    float x, y, z, pad;
+} pw_vec4f;
+
 /* G -> V0 dP(Fe; G Fe) Fe^T is the Hessian of G -> V0 Psi((I + G) Fe) at G = 0, a
  * symmetric 9x9 matrix acting on G flattened row-major; it is fixed while the solver
  * iterates, so it is built once per step and stored whole, row by row (entry (r, c) at
@@ -183,7 +189,8 @@ struct pw_sim {
     size_t cap_solve, cap_partial;
     double *inv_sqrt_m;         /* per node, 0 where m = 0 */
     vec3 *cr[5];                /* CR vectors x r p Ar Ap */
-    pw_vec4 *u4, *Hu4;          /* the Hessian action's input M^-1/2 r and output */
+    pw_vec4f *u4;               /* the Hessian action's input M^-1/2 r, in float */
+    pw_vec4 *Hu4;               /* its output */
     vec3 *dinv;                 /* per DOF, the inverse of the diagonal of eq. 9's
                                    operator (Jacobi) */
     pw_vec4 *hdiag;             /* the diagonal of H (pw_mpm_hessian_diagonal) */

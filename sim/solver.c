@@ -66,9 +66,10 @@ static double total(const double *part, size_t nc) { return pw_sum_in_order(part
 #define CHUNK_RANGE(c, n, lo, hi)                                                        \
     size_t lo = (size_t)(c) * PW_SUM_CHUNK, hi = lo + PW_SUM_CHUNK < (n) ? lo + PW_SUM_CHUNK : (n)
 
-static inline pw_vec4 pad(vec3 a)
+/* a rounded to float and padded: the Hessian action's input (it sums in float) */
+static inline pw_vec4f pad(vec3 a)
 {
-    pw_vec4 r = {a.x, a.y, a.z, 0};
+    pw_vec4f r = {(float)a.x, (float)a.y, (float)a.z, 0.f};
     return r;
 }
 
@@ -87,7 +88,7 @@ static inline vec3 precondition_projected(vec3 r, vec3 dinv, const pw_grid *g, s
 
 /* x += alpha p, r -= alpha Ap, u = M^-1/2 D^-1 r (the Hessian's input); returns r . r */
 static double pass_update_x(pw_sim *s, size_t n, double alpha, vec3 *x, vec3 *r, const vec3 *p,
-                            const vec3 *Ap, pw_vec4 *u)
+                            const vec3 *Ap, pw_vec4f *u)
 {
     long nc = (long)chunk_count(n);
     double *part = s->partial;
@@ -205,7 +206,8 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
     long nl = (long)nn;
     double beta_dt2 = s->p.beta * dt * dt;
     vec3 *x = s->cr[0], *r = s->cr[1], *p = s->cr[2], *Ar = s->cr[3], *Ap = s->cr[4];
-    pw_vec4 *u = s->u4, *Hu = s->Hu4; /* M^-1/2 r and H M^-1/2 r */
+    pw_vec4f *u = s->u4;
+    pw_vec4 *Hu = s->Hu4; /* M^-1/2 r and H M^-1/2 r */
     *iterations = 0;
     *converged = 1;
     if (reserve_warm(&s->warm, g->n_blocks) != 0 || reserve_warm(&s->warm_old, g->n_blocks) != 0)

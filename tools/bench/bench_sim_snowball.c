@@ -266,7 +266,8 @@ static int time_kernels(pw_sim *s, int reps)
     double c2 = cpu_now();
     size_t nn = pw_grid_node_count(&s->grid);
     for (size_t i = 0; i < nn; i++) {
-        pw_vec4 u = {sin(0.1 * (double)i), cos(0.2 * (double)i), sin(0.3 * (double)i + 1), 0};
+        pw_vec4f u = {(float)sin(0.1 * (double)i), (float)cos(0.2 * (double)i),
+                      (float)sin(0.3 * (double)i + 1), 0.f};
         s->u4[i] = u;
     }
     for (int k = 0; k < reps; k++) pw_mpm_hessian_action4(s, s->u4, s->Hu4);
