@@ -233,18 +233,23 @@ static void particle_collide(pw_sim *s, double t_next)
     }
 }
 
-/* 10. x^{n+1} = x^n + dt v^{n+1}, kept h inside the domain */
-static void advect(pw_sim *s, double dt)
+/* 10. x^{n+1} = x^n + dt v^{n+1}, kept h inside the domain; returns 1 when a particle's
+ * x or v is not finite (checked here, where both pass through registers, instead of in
+ * a pass of its own over the particles) */
+static int advect(pw_sim *s, double dt)
 {
     pw_particles *pt = &s->pt;
     long n = (long)pt->n;
     vec3 lo = v3_add(s->p.domain_min, v3(s->p.h, s->p.h, s->p.h));
     vec3 hi = v3_sub(s->p.domain_max, v3(s->p.h, s->p.h, s->p.h));
-#pragma omp parallel for schedule(static) num_threads(s->threads)
+    int nonfinite = 0;
+#pragma omp parallel for schedule(static) num_threads(s->threads) reduction(| : nonfinite)
     for (long p = 0; p < n; p++) {
         vec3 x = v3_madd(pt->x[p], pt->v[p], dt); /* (clamp: a NaN stays NaN for the check) */
         pt->x[p] = v3(clamp(x.x, lo.x, hi.x), clamp(x.y, lo.y, hi.y), clamp(x.z, lo.z, hi.z));
+        nonfinite |= !v3_isfinite(pt->x[p]) || !v3_isfinite(pt->v[p]);
     }
+    return nonfinite;
 }
 
 /* ---- phase timing ------------------------------------------------------------------------ */
@@ -358,12 +363,13 @@ static pw_status substep(pw_sim *s, double dt, pw_error *err)
     s->fe_svd_valid = 1;
     pw_mpm_g2p(s);                                    /* 8. PIC/FLIP blend or APIC       */
     particle_collide(s, t_next);                      /* 9. sec. 8 on particles          */
-    advect(s, dt);                                    /* 10. x += dt v                   */
+    int nonfinite = advect(s, dt);                    /* 10. x += dt v                   */
     phase_end(s, &tp, PW_PHASE_G2P);
     judge_contention(s, t_start, tp);
     s->steps++;
     s->dt_last = dt;
-    return check_particles(s, err);                   /* NaN never reaches a cache       */
+    /* NaN never reaches a cache: x and v were checked in advect, Fe and Fp in step 7 */
+    return nonfinite ? check_particles(s, err) : PW_OK;
 }
 
 /* ---- clock ----------------------------------------------------------------------------- */

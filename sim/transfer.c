@@ -324,6 +324,7 @@ BOX_CLONES static void deformation_home(const pw_sim *s, uint32_t home, void *ct
                                                     pt->theta_s[p], pt->Jp_floor[p],
                                                     ok[k] ? &warm[k] : NULL, &pt->Fe[p],
                                                     &pt->Fp[p], &f[k]) == 0;
+            done[k] = done[k] && m3_isfinite(pt->Fe[p]) && m3_isfinite(pt->Fp[p]);
             if (!done[k]) {
                 if (p < bad) bad = p;
                 f[k] = (pw_svd3){m3_identity(), m3_identity(), v3(1, 1, 1)}; /* (unused) */
