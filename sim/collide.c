@@ -36,8 +36,7 @@ static double collider_phi(const pw_colliders *cs, const collider *c, double t, 
         pose = &here;
     }
     if (!c->sdf) return pw_shape_sdf_posed(&c->d.shape, pose, x, n);
-    /* the body point as pw_mesh_sdf_body_point forms it */
-    vec3 p = m3_mulv(m3_transpose(pose->world_from_body), v3_sub(x, pose->origin));
+    vec3 p = pw_shape_pose_to_body(pose, x);
     vec3 g;
     double phi = pw_mesh_sdf_phi(c->sdf, p, n ? &g : NULL);
     if (n) *n = m3_mulv(pose->world_from_body, g);
@@ -129,6 +128,7 @@ int pw_colliders_count(const pw_colliders *c) { return c->n; }
 
 void pw_colliders_pose_at(pw_colliders *c, double t)
 {
+    if (c->posed && c->pose_t == t) return; /* (grid and particle collisions share t) */
     for (int i = 0; i < c->n; i++) pw_shape_pose_at(&c->c[i].d.shape, t, &c->c[i].pose);
     c->posed = 1;
     c->pose_t = t;

@@ -165,10 +165,8 @@ static inline __attribute__((always_inline)) void warm_finish4(v4d Bt[3][3], v4d
     v4m min1 = sg[1] < sg[0];
     v4m min2 = sg[2] < SELECT4(min1, sg[1], sg[0]);
     v4m is_min[3] = {~min1 & ~min2, min1 & ~min2, min2};
-    v4d(*a)[3] = Bt;
-    v4d det = a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) -
-              a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
-              a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
+    v4d det;
+    det4(Bt, &det);
     v4m flip = det < zero;
     for (int k = 0; k < 3; k++) {
         v4m f = flip & is_min[k];

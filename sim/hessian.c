@@ -83,9 +83,8 @@ BOX_CLONES static void linearise_stress(const stress_input *in, int n, pw_pstres
             cof[i][j] = F[i1][j1] * F[i2][j2] - F[i1][j2] * F[i2][j1];
         }
     }
-    v4d J = F[0][0] * (F[1][1] * F[2][2] - F[1][2] * F[2][1]) -
-            F[0][1] * (F[1][0] * F[2][2] - F[1][2] * F[2][0]) +
-            F[0][2] * (F[1][0] * F[2][1] - F[1][1] * F[2][0]);
+    v4d J;
+    det4(F, &J);
     /* P = 2 mu (F - R) + lambda (J - 1) cof(F); B = -V0 P F^T */
     v4d two_mu = 2.0 * mu, l_J1 = lambda * (J - 1.0), P[3][3];
     for (int i = 0; i < 3; i++)

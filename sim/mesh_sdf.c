@@ -516,12 +516,8 @@ size_t pw_mesh_sdf_nodes(const pw_mesh_sdf *s)
 
 vec3 pw_mesh_sdf_body_point(const pw_shape *sh, double t, vec3 x, mat3 *world_from_body)
 {
-    mat3 R, Rs = m3_identity();
-    vec3 T;
-    pw_shape_motion(sh, t, &R, &T);
-    if (v3_length2(sh->rotation_axis) > 0 && sh->rotation_angle != 0)
-        Rs = m3_rotation(sh->rotation_axis, sh->rotation_angle);
-    mat3 W = m3_mul(R, Rs);
-    if (world_from_body) *world_from_body = W;
-    return m3_mulv(m3_transpose(W), v3_sub(x, v3_add(m3_mulv(R, sh->center), T)));
+    pw_shape_pose pose;
+    pw_shape_pose_at(sh, t, &pose);
+    if (world_from_body) *world_from_body = pose.world_from_body;
+    return pw_shape_pose_to_body(&pose, x);
 }

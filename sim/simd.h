@@ -30,4 +30,12 @@ typedef long long v4m __attribute__((vector_size(32))); /* lane masks of v4d: -1
 #define SELECT4(m, a, b) ((v4d)(((v4m)(a) & (m)) | ((v4m)(b) & ~(m))))
 #define ABS4(a) ((v4d)((v4m)(a) & (v4m){INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX}))
 
+/* det a per lane, summed as m3_det sums it (the same bits as one matrix alone). */
+static inline __attribute__((always_inline)) void det4(v4d a[3][3], v4d *det)
+{
+    *det = a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) -
+           a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
+           a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
+}
+
 #endif

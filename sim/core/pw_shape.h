@@ -73,6 +73,11 @@ typedef struct {
     vec3 body_normal; /* unit normal of a half-space, in the body frame */
 } pw_shape_pose;
 void pw_shape_pose_at(const pw_shape *s, double t, pw_shape_pose *pose);
+/* The body-frame point of world point x. */
+static inline vec3 pw_shape_pose_to_body(const pw_shape_pose *pose, vec3 x)
+{
+    return m3_mulv(m3_transpose(pose->world_from_body), v3_sub(x, pose->origin));
+}
 double pw_shape_sdf_posed(const pw_shape *s, const pw_shape_pose *pose, vec3 x, vec3 *normal);
 
 #endif

@@ -208,7 +208,7 @@ double pw_shape_sdf_posed(const pw_shape *s, const pw_shape_pose *pose, vec3 x, 
         if (normal) *normal = v3(0, 1, 0);
         return INFINITY;
     }
-    vec3 p = m3_mulv(m3_transpose(pose->world_from_body), v3_sub(x, pose->origin));
+    vec3 p = pw_shape_pose_to_body(pose, x);
     vec3 n = v3(0, 1, 0);
     double d;
     switch (s->kind) {
