@@ -102,7 +102,8 @@ typedef struct {
 /* The same in float, for the Hessian action's input, which the action rounds to float
  * anyway (box_f32.h): stored rounded, it is half the bytes to write and to read. */
 typedef struct {
-    float x, y, z, pad;
+    _Alignas(16) float x; /* (whole nodes for the solver's streamed stores) */
+    float y, z, pad;
 } pw_vec4f;
 
 /* G -> V0 dP(Fe; G Fe) Fe^T is the Hessian of G -> V0 Psi((I + G) Fe) at G = 0, a
