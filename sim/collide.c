@@ -27,7 +27,8 @@ struct pw_colliders {
 
 /* signed distance [m] and world unit normal of one collider at x, time t; the pose comes
  * from pw_colliders_pose_at when it was formed for t (same bits as forming it here) */
-static double collider_phi(const pw_colliders *cs, const collider *c, double t, vec3 x, vec3 *n)
+static double collider_phi(const pw_colliders *cs, const collider *c, double t, const vec3 *x,
+                           vec3 *n)
 {
     pw_shape_pose here;
     const pw_shape_pose *pose = &c->pose;
@@ -36,7 +37,7 @@ static double collider_phi(const pw_colliders *cs, const collider *c, double t, 
         pose = &here;
     }
     if (!c->sdf) return pw_shape_sdf_posed(&c->d.shape, pose, x, n);
-    vec3 p = pw_shape_pose_to_body(pose, x);
+    vec3 p = pw_shape_pose_to_body(pose, *x);
     vec3 g;
     double phi = pw_mesh_sdf_phi(c->sdf, p, n ? &g : NULL);
     if (n) *n = m3_mulv(pose->world_from_body, g);
@@ -137,7 +138,7 @@ void pw_colliders_pose_at(pw_colliders *c, double t)
 double pw_colliders_phi(const pw_colliders *c, double t, vec3 x)
 {
     double phi = INFINITY;
-    for (int i = 0; i < c->n; i++) phi = fmin(phi, collider_phi(c, &c->c[i], t, x, NULL));
+    for (int i = 0; i < c->n; i++) phi = fmin(phi, collider_phi(c, &c->c[i], t, &x, NULL));
     return phi;
 }
 
@@ -150,7 +151,7 @@ pw_contact pw_colliders_apply(const pw_colliders *c, double t, vec3 x, vec3 *v, 
     for (int i = 0; i < c->n; i++) {
         const collider *co = &c->c[i];
         vec3 n;
-        if (!(collider_phi(c, co, t, x, &n) <= 0)) continue;
+        if (!(collider_phi(c, co, t, &x, &n) <= 0)) continue;
         pw_contact k;
         *v = pw_collide_velocity(*v, pw_shape_velocity(&co->d.shape, t, x), n, co->d.friction,
                                  co->d.sticky, &k);

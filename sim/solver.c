@@ -296,9 +296,10 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
             r[i] = project(v3_madd(r[i], Hv0, -beta_dt2 * ism), g->fixed[i], g->normal[i]);
             p[i] = precondition_projected(r[i], dinv[i], g, i);
             Ap[i] = v3_zero();
-            u[i] = pad(v3_scale(p[i], ism));
+            stream_input(&u[i], v3_scale(p[i], ism)); /* (the action just read u) */
             rr += v3_dot(r[i], r[i]);
         }
+        stream_fence();
         part[c] = rr;
     }
     double r_norm = sqrt(total(part, nc)), zAz = 0, ApMAp = 0;

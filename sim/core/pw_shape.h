@@ -78,6 +78,10 @@ static inline vec3 pw_shape_pose_to_body(const pw_shape_pose *pose, vec3 x)
 {
     return m3_mulv(m3_transpose(pose->world_from_body), v3_sub(x, pose->origin));
 }
-double pw_shape_sdf_posed(const pw_shape *s, const pw_shape_pose *pose, vec3 x, vec3 *normal);
+/* x by address: a 24-byte vec3 passed by value goes through the stack, and the callee's
+ * 16-byte reload of the caller's 8-byte stores cannot be forwarded (such stalls held
+ * half of the collision samples of a benchmark step, perf, AMD EPYC). */
+double pw_shape_sdf_posed(const pw_shape *s, const pw_shape_pose *pose, const vec3 *x,
+                          vec3 *normal);
 
 #endif

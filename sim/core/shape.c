@@ -202,13 +202,14 @@ void pw_shape_pose_at(const pw_shape *s, double t, pw_shape_pose *pose)
     pose->body_normal = s->kind == PW_SHAPE_HALFSPACE ? v3_normalize(s->normal) : v3(0, 1, 0);
 }
 
-double pw_shape_sdf_posed(const pw_shape *s, const pw_shape_pose *pose, vec3 x, vec3 *normal)
+double pw_shape_sdf_posed(const pw_shape *s, const pw_shape_pose *pose, const vec3 *x,
+                          vec3 *normal)
 {
     if (s->kind == PW_SHAPE_MESH) {
         if (normal) *normal = v3(0, 1, 0);
         return INFINITY;
     }
-    vec3 p = pw_shape_pose_to_body(pose, x);
+    vec3 p = pw_shape_pose_to_body(pose, *x);
     vec3 n = v3(0, 1, 0);
     double d;
     switch (s->kind) {
@@ -229,5 +230,5 @@ double pw_shape_sdf(const pw_shape *s, double t, vec3 x, vec3 *normal)
 {
     pw_shape_pose pose;
     pw_shape_pose_at(s, t, &pose);
-    return pw_shape_sdf_posed(s, &pose, x, normal);
+    return pw_shape_sdf_posed(s, &pose, &x, normal);
 }
