@@ -76,7 +76,13 @@ void pw_shape_pose_at(const pw_shape *s, double t, pw_shape_pose *pose);
 /* The body-frame point of world point x. */
 static inline vec3 pw_shape_pose_to_body(const pw_shape_pose *pose, vec3 x)
 {
-    return m3_mulv(m3_transpose(pose->world_from_body), v3_sub(x, pose->origin));
+    /* world_from_body^T d, summed as m3_mulv sums, without forming the transpose (its
+     * copy on the stack was reloaded across two stores, a forwarding stall) */
+    const double(*w)[3] = pose->world_from_body.m;
+    vec3 d = v3_sub(x, pose->origin);
+    return v3(w[0][0] * d.x + w[1][0] * d.y + w[2][0] * d.z,
+              w[0][1] * d.x + w[1][1] * d.y + w[2][1] * d.z,
+              w[0][2] * d.x + w[1][2] * d.y + w[2][2] * d.z);
 }
 /* x by address: a 24-byte vec3 passed by value goes through the stack, and the callee's
  * 16-byte reload of the caller's 8-byte stores cannot be forwarded (such stalls held
