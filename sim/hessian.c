@@ -6,6 +6,12 @@
  * where G -> V0 dP(Fe; G Fe) Fe^T is the particle's 9x9 matrix K, built once per step
  * here (pw_mpm_prepare_stress): a particle gathers G (eq. 8), multiplies it by K and
  * scatters B = K G (eq. 7), on its home block's local box, in float (box_f32.h). */
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+#include <stdint.h>
+#include <string.h>
+
 #include "box.h"
 #include "box_f32.h"
 #include "hessian.h"
@@ -131,11 +137,31 @@ BOX_CLONES static void linearise_stress(const stress_input *in, int n, pw_pstres
     }
 }
 
+/* dst = src, n bytes (a multiple of 16, dst 16-byte aligned), written past the caches:
+ * K is 324 bytes a particle, far more than the caches hold, so ordinary stores would
+ * first read every line of it back from memory only to overwrite it. */
+static void stream_out(void *dst, const void *src, size_t n)
+{
+#if defined(__SSE2__)
+    for (size_t k = 0; k < n; k += 16) {
+        __m128 v;
+        memcpy(&v, (const char *)src + k, sizeof v);
+        _mm_stream_ps((float *)(void *)((char *)dst + k), v);
+    }
+#else
+    memcpy(dst, src, n);
+#endif
+}
+
 void pw_mpm_prepare_stress(pw_sim *s)
 {
     const pw_particles *pt = &s->pt;
     long n = (long)pt->n, batches = (n + STRESS_LANES - 1) / STRESS_LANES;
-#pragma omp parallel for schedule(static) num_threads(s->threads)
+    /* a whole batch's K is 16-byte aligned where K is (malloc) */
+    _Static_assert(STRESS_LANES * PW_K_ENTRIES * sizeof(float) % 16 == 0, "batch of K");
+#pragma omp parallel num_threads(s->threads)
+    {
+#pragma omp for schedule(static)
     for (long b = 0; b < batches; b++) {
         size_t p0 = (size_t)b * STRESS_LANES;
         int m = n - (long)p0 < STRESS_LANES ? (int)(n - (long)p0) : STRESS_LANES;
@@ -153,7 +179,16 @@ void pw_mpm_prepare_stress(pw_sim *s)
             in[k] = (stress_input){pt->Fe[p], f.U, f.V, f.sigma, pt->mu0[p] * hard,
                                    pt->lambda0[p] * hard, pt->V0[p]};
         }
-        linearise_stress(in, m, &s->stress[p0], &s->K[p0]);
+        float K[STRESS_LANES][PW_K_ENTRIES]; /* formed here, entry by entry, then streamed */
+        linearise_stress(in, m, &s->stress[p0], K);
+        if (m == STRESS_LANES && ((uintptr_t)s->K & 15) == 0)
+            stream_out(&s->K[p0], K, sizeof K);
+        else
+            memcpy(&s->K[p0], K, (size_t)m * sizeof K[0]);
+    }
+#if defined(__SSE2__)
+    _mm_sfence(); /* the streamed K before the barrier that ends the loop */
+#endif
     }
 }
 
