@@ -364,23 +364,23 @@ int pw_plasticity_update_svd(mat3 Fe_hat, mat3 Fp, double theta_c, double theta_
     pw_svd3 warm;
     int ok = 0;
     if (V_guess) pw_svd_warm_batch(1, &Fe_hat, V_guess, &warm, &ok);
-    return pw_plasticity_update_from_svd(Fe_hat, Fp, theta_c, theta_s, Jp_floor, ok ? &warm : NULL,
-                                         Fe_out, Fp_out, svd_out);
+    return pw_plasticity_update_from_svd(&Fe_hat, &Fp, theta_c, theta_s, Jp_floor,
+                                         ok ? &warm : NULL, Fe_out, Fp_out, svd_out);
 }
 
-int pw_plasticity_update_from_svd(mat3 Fe_hat, mat3 Fp, double theta_c, double theta_s,
-                                  double Jp_floor, const pw_svd3 *svd_hat, mat3 *Fe_out,
-                                  mat3 *Fp_out, pw_svd3 *svd_out)
+int pw_plasticity_update_from_svd(const mat3 *Fe_hat_in, const mat3 *Fp_in, double theta_c,
+                                  double theta_s, double Jp_floor, const pw_svd3 *svd_hat,
+                                  mat3 *Fe_out, mat3 *Fp_out, pw_svd3 *svd_out)
 {
+    const mat3 Fe_hat = *Fe_hat_in, Fp = *Fp_in; /* (the outputs may be the inputs) */
     if (!m3_isfinite(Fe_hat) || !m3_isfinite(Fp)) return -1;
-    mat3 U, V;
-    vec3 s_hat;
-    if (svd_hat) {
-        U = svd_hat->U;
-        V = svd_hat->V;
-        s_hat = svd_hat->sigma;
-    } else
-        m3_svd(Fe_hat, &U, &s_hat, &V);
+    pw_svd3 own;
+    if (!svd_hat) {
+        m3_svd(Fe_hat, &own.U, &own.sigma, &own.V);
+        svd_hat = &own;
+    }
+    const mat3 U = svd_hat->U, V = svd_hat->V;
+    const vec3 s_hat = svd_hat->sigma;
     if (!v3_isfinite(s_hat)) return -1;
     double lo = 1.0 - theta_c, hi = 1.0 + theta_s;
     vec3 s = v3(clamp(s_hat.x, lo, hi), clamp(s_hat.y, lo, hi), clamp(s_hat.z, lo, hi));

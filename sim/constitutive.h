@@ -109,9 +109,11 @@ int pw_plasticity_update_svd(mat3 Fe_hat, mat3 Fp, double theta_c, double theta_
 #define PW_SVD_BATCH 4
 void pw_svd_warm_batch(int n, const mat3 *A, const mat3 *V0, pw_svd3 *out, int *ok);
 /* pw_plasticity_update_svd given Fe_hat's SVD (svd_hat, e.g. from pw_svd_warm_batch;
- * NULL: factored here by m3_svd). */
-int pw_plasticity_update_from_svd(mat3 Fe_hat, mat3 Fp, double theta_c, double theta_s,
-                                  double Jp_floor, const pw_svd3 *svd_hat, mat3 *Fe_out,
-                                  mat3 *Fp_out, pw_svd3 *svd_out);
+ * NULL: factored here by m3_svd). The matrices come by address (the solver's loop calls
+ * this per particle, and 72-byte arguments by value went through the stack in copies
+ * whose reloads stalled on store forwarding); Fp_out may be Fp and Fe_out Fe_hat. */
+int pw_plasticity_update_from_svd(const mat3 *Fe_hat, const mat3 *Fp, double theta_c,
+                                  double theta_s, double Jp_floor, const pw_svd3 *svd_hat,
+                                  mat3 *Fe_out, mat3 *Fp_out, pw_svd3 *svd_out);
 
 #endif

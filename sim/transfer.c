@@ -355,7 +355,7 @@ BOX_CLONES static void deformation_home(const pw_sim *s, uint32_t home, void *ct
         int done[PW_SVD_BATCH];
         for (int k = 0; k < n; k++) {
             size_t p = p0 + (size_t)k;
-            done[k] = pw_plasticity_update_from_svd(Fe_hat[k], pt->Fp[p], pt->theta_c[p],
+            done[k] = pw_plasticity_update_from_svd(&Fe_hat[k], &pt->Fp[p], pt->theta_c[p],
                                                     pt->theta_s[p], pt->Jp_floor[p],
                                                     ok[k] ? &warm[k] : NULL, &pt->Fe[p],
                                                     &pt->Fp[p], &f[k]) == 0;
