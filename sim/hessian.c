@@ -159,39 +159,39 @@ void pw_mpm_prepare_stress(pw_sim *s)
 {
     const pw_particles *pt = &s->pt;
     long n = (long)pt->n, batches = (n + STRESS_LANES - 1) / STRESS_LANES;
-    /* a whole batch's K is 16-byte aligned where K is (malloc) */
+    /* a whole batch of K starts 16-byte aligned where K does (malloc) */
     _Static_assert(STRESS_LANES * PW_K_ENTRIES * sizeof(float) % 16 == 0, "batch of K");
 #pragma omp parallel num_threads(s->threads)
     {
 #pragma omp for schedule(static)
-    for (long b = 0; b < batches; b++) {
-        size_t p0 = (size_t)b * STRESS_LANES;
-        int m = n - (long)p0 < STRESS_LANES ? (int)(n - (long)p0) : STRESS_LANES;
-        stress_input in[STRESS_LANES];
-        for (int k = 0; k < m; k++) {
-            size_t p = p0 + (size_t)k;
-            /* eq. 2 with J_P clamped so that e^{xi (1 - J_P)} stays finite */
-            double Jp = clamp(m3_det(pt->Fp[p]), pt->Jp_min[p], pt->Jp_max[p]);
-            double hard = pw_hardening(pt->xi[p], Jp);
-            stress_input *il = &in[k];
-            if (s->fe_svd_valid)
-                pw_svd3_unpack(&s->fe_svd[p], &il->f);
+        for (long b = 0; b < batches; b++) {
+            size_t p0 = (size_t)b * STRESS_LANES;
+            int m = n - (long)p0 < STRESS_LANES ? (int)(n - (long)p0) : STRESS_LANES;
+            stress_input in[STRESS_LANES];
+            for (int k = 0; k < m; k++) {
+                size_t p = p0 + (size_t)k;
+                /* eq. 2 with J_P clamped so that e^{xi (1 - J_P)} stays finite */
+                double Jp = clamp(m3_det(pt->Fp[p]), pt->Jp_min[p], pt->Jp_max[p]);
+                double hard = pw_hardening(pt->xi[p], Jp);
+                stress_input *il = &in[k];
+                if (s->fe_svd_valid)
+                    pw_svd3_unpack(&s->fe_svd[p], &il->f);
+                else
+                    m3_svd(pt->Fe[p], &il->f.U, &il->f.sigma, &il->f.V);
+                il->F = pt->Fe[p];
+                il->mu = pt->mu0[p] * hard;
+                il->lambda = pt->lambda0[p] * hard;
+                il->V0 = pt->V0[p];
+            }
+            float K[STRESS_LANES][PW_K_ENTRIES]; /* formed here, entry by entry, then streamed */
+            linearise_stress(in, m, &s->stress[p0], K);
+            if (m == STRESS_LANES && ((uintptr_t)s->K & 15) == 0)
+                stream_out(&s->K[p0], K, sizeof K);
             else
-                m3_svd(pt->Fe[p], &il->f.U, &il->f.sigma, &il->f.V);
-            il->F = pt->Fe[p];
-            il->mu = pt->mu0[p] * hard;
-            il->lambda = pt->lambda0[p] * hard;
-            il->V0 = pt->V0[p];
+                memcpy(&s->K[p0], K, (size_t)m * sizeof K[0]);
         }
-        float K[STRESS_LANES][PW_K_ENTRIES]; /* formed here, entry by entry, then streamed */
-        linearise_stress(in, m, &s->stress[p0], K);
-        if (m == STRESS_LANES && ((uintptr_t)s->K & 15) == 0)
-            stream_out(&s->K[p0], K, sizeof K);
-        else
-            memcpy(&s->K[p0], K, (size_t)m * sizeof K[0]);
-    }
 #if defined(__SSE2__)
-    _mm_sfence(); /* the streamed K before the barrier that ends the loop */
+        _mm_sfence(); /* the streamed K before the barrier that ends the loop */
 #endif
     }
 }
@@ -314,8 +314,8 @@ BOX_CLONES static void diagonal_home(const pw_sim *s, uint32_t home, void *ctx)
         }
         float (*base)[4] = &out.node[box_base(&q)];
         /* the y z factors of the six terms for every row, four rows to a vector:
-         * yz[c][j][b] for term j (the scalar products one by one, with a broadcast each, took more
-         * instructions than the rows' vector work) */
+         * yz[c][j][b] for term j (the scalar products one by one, with a broadcast each,
+         * took more instructions than the rows' vector work) */
         v4f Y0 = to4(f.w[1]) * to4(f.w[1]), Y1 = to4(f.dw[1]) * to4(f.dw[1]),
             Y2 = to4(f.w[1]) * to4(f.dw[1]);
         float yz[4][6][4];
