@@ -148,7 +148,8 @@ static int cmp_u64(const void *a, const void *b)
  * colour write disjoint nodes). */
 static void largest_first(pw_grid *g, size_t lo, size_t hi)
 {
-    uint64_t *tmp = (uint64_t *)g->pkey_tmp; /* free after the sort */
+    if (hi - lo < 2) return; /* (and no particles: pkey_tmp may be NULL) */
+    uint64_t *tmp = g->pkey_tmp; /* free after the sort (homes <= particles) */
     for (size_t j = lo; j < hi; j++) {
         uint32_t k = g->colour_order[j];
         uint64_t count = g->start[k + 1] - g->start[k];
@@ -237,7 +238,8 @@ pw_status pw_grid_build(pw_grid *g, size_t n, const vec3 *x, uint32_t *perm, int
         g->colour_order[count[(b[0] & 1) | ((b[1] & 1) << 1) | ((b[2] & 1) << 2)]++] =
             (uint32_t)k;
     }
-    for (int c = 0; c < 8; c++) largest_first(g, g->colour_start[c], g->colour_start[c + 1]);
+    for (int c = 0; c < 8; c++)
+        largest_first(g, g->colour_start[c], g->colour_start[c + 1]);
 
     /* node storage */
     size_t nn = g->n_blocks * PW_BLOCK_NODES, c1 = g->cap_nodes, c2 = c1, c3 = c1, c4 = c1,

@@ -6,9 +6,6 @@
  * where G -> V0 dP(Fe; G Fe) Fe^T is the particle's 9x9 matrix K, built once per step
  * here (pw_mpm_prepare_stress): a particle gathers G (eq. 8), multiplies it by K and
  * scatters B = K G (eq. 7), on its home block's local box, in float (box_f32.h). */
-#if defined(__SSE2__)
-#include <immintrin.h>
-#endif
 #include <stdint.h>
 #include <string.h>
 
@@ -16,6 +13,7 @@
 #include "box_f32.h"
 #include "hessian.h"
 #include "loops.h"
+#include "stream.h"
 
 /* ---- the linearised stress K ----------------------------------------------------- */
 
@@ -139,31 +137,16 @@ BOX_CLONES static void linearise_stress(const stress_input *in, int n, pw_pstres
     }
 }
 
-/* dst = src, n bytes (a multiple of 16, dst 16-byte aligned), written past the caches:
- * K is 324 bytes a particle, far more than the caches hold, so ordinary stores would
- * first read every line of it back from memory only to overwrite it. */
-static void stream_out(void *dst, const void *src, size_t n)
-{
-#if defined(__SSE2__)
-    for (size_t k = 0; k < n; k += 16) {
-        __m128 v;
-        memcpy(&v, (const char *)src + k, sizeof v);
-        _mm_stream_ps((float *)(void *)((char *)dst + k), v);
-    }
-#else
-    memcpy(dst, src, n);
-#endif
-}
-
 void pw_mpm_prepare_stress(pw_sim *s)
 {
     const pw_particles *pt = &s->pt;
     long n = (long)pt->n, batches = (n + STRESS_LANES - 1) / STRESS_LANES;
     /* a whole batch of K starts 16-byte aligned where K does (malloc) */
     _Static_assert(STRESS_LANES * PW_K_ENTRIES * sizeof(float) % 16 == 0, "batch of K");
+    const int aligned = ((uintptr_t)s->K & 15) == 0;
 #pragma omp parallel num_threads(s->threads)
     {
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
         for (long b = 0; b < batches; b++) {
             size_t p0 = (size_t)b * STRESS_LANES;
             int m = n - (long)p0 < STRESS_LANES ? (int)(n - (long)p0) : STRESS_LANES;
@@ -183,16 +166,17 @@ void pw_mpm_prepare_stress(pw_sim *s)
                 il->lambda = pt->lambda0[p] * hard;
                 il->V0 = pt->V0[p];
             }
-            float K[STRESS_LANES][PW_K_ENTRIES]; /* formed here, entry by entry, then streamed */
+            /* K is formed here entry by entry, then a whole batch is streamed out
+             * (stream.h): K is read only after every particle's is formed */
+            float K[STRESS_LANES][PW_K_ENTRIES];
             linearise_stress(in, m, &s->stress[p0], K);
-            if (m == STRESS_LANES && ((uintptr_t)s->K & 15) == 0)
-                stream_out(&s->K[p0], K, sizeof K);
+            if (m == STRESS_LANES && aligned)
+                for (size_t k = 0; k < sizeof K; k += 16)
+                    pw_stream_store16((char *)&s->K[p0] + k, (const char *)K + k);
             else
                 memcpy(&s->K[p0], K, (size_t)m * sizeof K[0]);
         }
-#if defined(__SSE2__)
-        _mm_sfence(); /* the streamed K before the barrier that ends the loop */
-#endif
+        pw_stream_fence(); /* (before the barrier that ends the region) */
     }
 }
 
@@ -268,6 +252,13 @@ void pw_mpm_hessian_action(pw_sim *s, const vec3 *u, vec3 *Hu)
     for (long i = 0; i < nn; i++) Hu[i] = v3(s->Hu4[i].x, s->Hu4[i].y, s->Hu4[i].z);
 }
 
+BOX_INLINE v4f load4f(const float a[4])
+{
+    v4f r;
+    memcpy(&r, a, sizeof r);
+    return r;
+}
+
 /* d_a += g^T K_aa g over the stencil nodes of the particles of one home block, where
  * K_aa is K's 3x3 block of rows and columns 3a..3a+2: the Hessian action gathers
  * G = u g^T (G[3a+d] = u_a g_d) and scatters (B g)_a, so a unit u along e_a at one node
@@ -276,13 +267,6 @@ void pw_mpm_hessian_action(pw_sim *s, const vec3 *u, vec3 *Hu)
  * per-axis factors (N^2, N'^2, N N'), so the form is summed per row and only three
  * products remain per node. In float on the row halves of box_f32.h, like the action:
  * the diagonal only preconditions the solve (measured 94 -> 85 ns a particle). */
-static inline v4f to4(const float a[4])
-{
-    v4f r;
-    memcpy(&r, a, sizeof r);
-    return r;
-}
-
 BOX_CLONES static void diagonal_home(const pw_sim *s, uint32_t home, void *ctx)
 {
     const pw_grid *g = &s->grid;
@@ -316,8 +300,8 @@ BOX_CLONES static void diagonal_home(const pw_sim *s, uint32_t home, void *ctx)
         /* the y z factors of the six terms for every row, four rows to a vector:
          * yz[c][j][b] for term j (the scalar products one by one, with a broadcast each,
          * took more instructions than the rows' vector work) */
-        v4f Y0 = to4(f.w[1]) * to4(f.w[1]), Y1 = to4(f.dw[1]) * to4(f.dw[1]),
-            Y2 = to4(f.w[1]) * to4(f.dw[1]);
+        v4f Y0 = load4f(f.w[1]) * load4f(f.w[1]), Y1 = load4f(f.dw[1]) * load4f(f.dw[1]),
+            Y2 = load4f(f.w[1]) * load4f(f.dw[1]);
         float yz[4][6][4];
         for (int c = 0; c < 4; c++) {
             float Z0 = f.w[2][c] * f.w[2][c], Z1 = f.dw[2][c] * f.dw[2][c],
@@ -327,10 +311,10 @@ BOX_CLONES static void diagonal_home(const pw_sim *s, uint32_t home, void *ctx)
         }
         for (int c = 0; c < 4; c++) {
             for (int b = 0; b < 4; b++) {
-                const float *t = &yz[c][0][b]; /* term j at t[4 j] */
-                v8f P0 = k[1] * t[0] + k[2] * t[4] + k[5] * t[8]; /* times Nx^2   */
-                v8f P1 = k[0] * t[12];                          /* times N'x^2  */
-                v8f P2 = k[3] * t[16] + k[4] * t[20];            /* times Nx N'x */
+                const float(*t)[4] = yz[c]; /* t[j][b]: term j of row b */
+                v8f P0 = k[1] * t[0][b] + k[2] * t[1][b] + k[5] * t[2][b]; /* times Nx^2   */
+                v8f P1 = k[0] * t[3][b];                                /* times N'x^2  */
+                v8f P2 = k[3] * t[4][b] + k[4] * t[5][b];                /* times Nx N'x */
                 for (int h = 0; h < 2; h++) {
                     float *r = base[BOX_ROW(b, c) + 2 * h];
                     v8f row;

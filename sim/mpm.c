@@ -5,6 +5,7 @@
  * the face is set to zero (tangential motion and separation stay free), and positions
  * are kept at least h inside so every stencil stays on the grid. Colliders (section 8)
  * are evaluated at the end of the substep, t + dt, where the material is headed. */
+#include <assert.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,7 @@ static pw_status reserve_solve(pw_sim *s, pw_error *err)
         grow_array((void **)&s->dinv, c, sizeof *s->dinv) ||
         grow_array((void **)&s->hdiag, c, sizeof *s->hdiag))
         return pw_fail(err, PW_ENOMEM, "sim: cannot allocate solver vectors for %zu nodes", c);
+    assert(((uintptr_t)s->u4 & 15) == 0); /* (the solver streams it 16 bytes a node) */
     s->cap_solve = c;
     return PW_OK;
 }

@@ -36,13 +36,11 @@
  * of an uninterrupted one. */
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <immintrin.h>
-#endif
 
 #include "hessian.h"
 #include "loops.h"
 #include "solver.h"
+#include "stream.h"
 
 /* P a: removes the components the collisions set (grid.fixed, grid.normal) */
 static inline vec3 project(vec3 a, uint8_t fixed, vec3 normal)
@@ -87,23 +85,14 @@ static inline pw_vec4f pad(vec3 a)
  * 85.1 ms a step streamed). */
 static inline void store_input(pw_vec4f *u, vec3 a, int stream)
 {
-#if defined(__SSE2__)
-    if (stream) {
-        _mm_stream_ps(&u->x, _mm_set_ps(0.f, (float)a.z, (float)a.y, (float)a.x));
-        return;
-    }
-#endif
-    (void)stream;
-    *u = pad(a);
+    pw_vec4f v = pad(a);
+    if (stream)
+        pw_stream_store16(u, &v);
+    else
+        *u = v;
 }
 
-/* Orders the streamed stores before the barrier that ends the pass. */
-static inline void stream_fence(void)
-{
-#if defined(__SSE2__)
-    _mm_sfence();
-#endif
-}
+static inline int stream_input(const pw_sim *s) { return s->threads > 1; }
 
 /* z = D^-1 r is not stored: each pass forms it from r and dinv where it needs it. */
 static inline vec3 precondition(vec3 r, vec3 dinv) { return v3(r.x * dinv.x, r.y * dinv.y, r.z * dinv.z); }
@@ -125,7 +114,7 @@ static double pass_update_x(pw_sim *s, size_t n, double alpha, vec3 *x, vec3 *r,
     long nc = (long)chunk_count(n);
     double *part = s->partial;
     const vec3 *dinv = s->dinv;
-    const int stream = s->threads > 1;
+    const int stream = stream_input(s);
 #pragma omp parallel for schedule(static) num_threads(s->threads)
     for (long c = 0; c < nc; c++) {
         CHUNK_RANGE(c, n, lo, hi);
@@ -139,7 +128,7 @@ static double pass_update_x(pw_sim *s, size_t n, double alpha, vec3 *x, vec3 *r,
                         stream);
             rr += v3_dot(r[i], r[i]);
         }
-        stream_fence();
+        pw_stream_fence(); /* (before the loop's barrier) */
         part[c] = rr;
     }
     return total(part, (size_t)nc);
@@ -245,7 +234,7 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
     vec3 *x = s->cr[0], *r = s->cr[1], *p = s->cr[2], *Ar = s->cr[3], *Ap = s->cr[4];
     pw_vec4f *u = s->u4;
     pw_vec4 *Hu = s->Hu4; /* M^-1/2 r and H M^-1/2 r */
-    const int stream = s->threads > 1; /* (store_input) */
+    const int stream = stream_input(s);
     *iterations = 0;
     *converged = 1;
     if (reserve_warm(&s->warm, g->n_blocks) != 0 || reserve_warm(&s->warm_old, g->n_blocks) != 0)
@@ -308,7 +297,7 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
             store_input(&u[i], v3_scale(p[i], ism), stream); /* (the action just read u) */
             rr += v3_dot(r[i], r[i]);
         }
-        stream_fence();
+        pw_stream_fence(); /* (before the loop's barrier) */
         part[c] = rr;
     }
     double r_norm = sqrt(total(part, nc)), zAz = 0, ApMAp = 0;

@@ -10,50 +10,23 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <immintrin.h>
-#endif
 
 #include "box.h"
 #include "loops.h"
 #include "pw_kernel.h"
+#include "stream.h"
 #include "transfer.h"
 
 /* ---- grid rebuild ------------------------------------------------------------ */
 
-/* The reorder moves each particle array twice, through K and back, and at 3e5 particles
- * and 2 threads it is bound by memory bandwidth (12.9 ms a step, AMD EPYC). Ordinary
- * stores first read every destination line they write; non-temporal stores write whole
- * lines without reading them, which saves a third of the traffic. Every element size
- * is a multiple of 4 bytes and every array starts 8-byte aligned. */
-#if defined(__SSE2__)
-#define STREAMED 1
-static inline void stream_words(char *dst, const char *src, size_t sz)
-{
-    size_t k = 0;
-    for (; k + 8 <= sz; k += 8) {
-        long long w;
-        memcpy(&w, src + k, sizeof w);
-        _mm_stream_si64((long long *)(void *)(dst + k), w);
-    }
-    if (k < sz) { /* a 4-byte element or tail */
-        int w;
-        memcpy(&w, src + k, sizeof w);
-        _mm_stream_si32((int *)(void *)(dst + k), w);
-    }
-}
-#else
-#define STREAMED 0
-static inline void stream_words(char *dst, const char *src, size_t sz) { memcpy(dst, src, sz); }
-#endif
-
-/* dst[k] = src[perm[k]] for k in [lo, hi), elements of sz bytes: the sizes of the
- * particle arrays get a copy of constant size, which the compiler inlines. */
+/* dst[k] = src[perm[k]] for k in [lo, hi), elements of sz bytes, streamed (stream.h): the
+ * sizes of the particle arrays get a copy of constant size, which the compiler inlines. */
 static void gather_elements(char *dst, const char *src, size_t sz, const uint32_t *perm, long lo,
                             long hi)
 {
 #define GATHER(SZ)                                                                           \
-    for (long k = lo; k < hi; k++) stream_words(dst + (size_t)k * (SZ), src + (size_t)perm[k] * (SZ), SZ)
+    for (long k = lo; k < hi; k++)                                                           \
+        pw_stream_copy(dst + (size_t)k * (SZ), src + (size_t)perm[k] * (SZ), SZ)
     switch (sz) {
     case sizeof(uint32_t): GATHER(sizeof(uint32_t)); break;
     case sizeof(double): GATHER(sizeof(double)); break;
@@ -66,29 +39,30 @@ static void gather_elements(char *dst, const char *src, size_t sz, const uint32_
 
 #define REORDER_CHUNK 4096 /* elements per task of the reorder */
 
-/* Applies perm to one particle array of n elements of size sz, through tmp. */
+/* Applies perm to one particle array of n elements of size sz, through K's storage.
+ * Both copies stream: the reorder is bound by memory bandwidth (at 3e5 particles and 2
+ * threads), and streaming skips the read of each line written, a third of the traffic
+ * (sim/docs/step-speed.md, third round). */
 static void reorder(pw_sim *s, void *arr, size_t sz, const uint32_t *perm, size_t n)
 {
+    assert(sz % 4 == 0); /* (pw_stream_copy's unit) */
     char *src = arr, *dst = (char *)s->K;
     long nc = (long)((n + REORDER_CHUNK - 1) / REORDER_CHUNK);
 #pragma omp parallel num_threads(s->threads)
     {
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
         for (long c = 0; c < nc; c++) {
             long lo = c * REORDER_CHUNK, hi = lo + REORDER_CHUNK < (long)n ? lo + REORDER_CHUNK : (long)n;
             gather_elements(dst, src, sz, perm, lo, hi);
         }
-#if STREAMED
-        _mm_sfence(); /* before the barrier that ends the loop */
-#endif
-#pragma omp for schedule(static)
+        pw_stream_fence();
+#pragma omp barrier /* (the copy back overwrites src, which every thread's gather reads) */
+#pragma omp for schedule(static) nowait
         for (long c = 0; c < nc; c++) {
             size_t lo = (size_t)c * REORDER_CHUNK, hi = lo + REORDER_CHUNK < n ? lo + REORDER_CHUNK : n;
-            stream_words(src + lo * sz, dst + lo * sz, (hi - lo) * sz);
+            pw_stream_copy(src + lo * sz, dst + lo * sz, (hi - lo) * sz);
         }
-#if STREAMED
-        _mm_sfence();
-#endif
+        pw_stream_fence();
     }
 }
 

@@ -92,9 +92,9 @@ int main(int argc, char **argv)
                 long p = p0 + k;
                 mat3 Fe, Fp;
                 pw_svd3 f;
-                failures += pw_plasticity_update_from_svd(&in[p].Fe_hat, &in[p].Fp, theta_c, theta_s,
-                                                          0.0, ok[k] ? &warm[k] : NULL, &Fe, &Fp,
-                                                          &f) != 0;
+                failures += pw_plasticity_update_from_svd(&in[p].Fe_hat, &in[p].Fp, theta_c,
+                                                          theta_s, 0.0, ok[k] ? &warm[k] : NULL,
+                                                          &Fe, &Fp, &f) != 0;
                 checksum += Fe.m[0][0] + Fp.m[1][1] + f.sigma.z;
             }
         }
