@@ -66,6 +66,12 @@ BOX_INLINE void weights_f32(const pw_pstep *q, pw_weights_f32 *f)
 }
 
 BOX_INLINE void load8f(v8f *r, const float *a) { memcpy(r, a, sizeof *r); }
+BOX_INLINE v4f load4f(const float a[4])
+{
+    v4f r;
+    memcpy(&r, a, sizeof r);
+    return r;
+}
 BOX_INLINE void store8f(float *a, const v8f *r) { memcpy(a, r, sizeof *r); }
 
 /* L = u on the 2x2x2 blocks around home */

@@ -252,13 +252,6 @@ void pw_mpm_hessian_action(pw_sim *s, const vec3 *u, vec3 *Hu)
     for (long i = 0; i < nn; i++) Hu[i] = v3(s->Hu4[i].x, s->Hu4[i].y, s->Hu4[i].z);
 }
 
-BOX_INLINE v4f load4f(const float a[4])
-{
-    v4f r;
-    memcpy(&r, a, sizeof r);
-    return r;
-}
-
 /* d_a += g^T K_aa g over the stencil nodes of the particles of one home block, where
  * K_aa is K's 3x3 block of rows and columns 3a..3a+2: the Hessian action gathers
  * G = u g^T (G[3a+d] = u_a g_d) and scatters (B g)_a, so a unit u along e_a at one node

@@ -128,7 +128,7 @@ static double pass_update_x(pw_sim *s, size_t n, double alpha, vec3 *x, vec3 *r,
                         stream);
             rr += v3_dot(r[i], r[i]);
         }
-        pw_stream_fence(); /* (before the loop's barrier) */
+        if (stream) pw_stream_fence(); /* (before the loop's barrier) */
         part[c] = rr;
     }
     return total(part, (size_t)nc);
@@ -297,7 +297,7 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
             store_input(&u[i], v3_scale(p[i], ism), stream); /* (the action just read u) */
             rr += v3_dot(r[i], r[i]);
         }
-        pw_stream_fence(); /* (before the loop's barrier) */
+        if (stream) pw_stream_fence(); /* (before the loop's barrier) */
         part[c] = rr;
     }
     double r_norm = sqrt(total(part, nc)), zAz = 0, ApMAp = 0;
