@@ -136,29 +136,6 @@ static void sort_particles(pw_grid *g, size_t n, const vec3 *x, uint32_t *perm, 
     radix_sort(n, g->pkey, perm, g->pkey_tmp, g->perm_tmp);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Orders colour_order[lo, hi) by particle count, largest first (ties by index): the
- * threads take blocks in this order, so a colour ends on small blocks and its last
- * thread waits less at the barrier. The sums do not depend on the order (blocks of one
- * colour write disjoint nodes). */
-static void largest_first(pw_grid *g, size_t lo, size_t hi)
-{
-    if (hi - lo < 2) return; /* (and no particles: pkey_tmp may be NULL) */
-    uint64_t *tmp = g->pkey_tmp; /* free after the sort (homes <= particles) */
-    for (size_t j = lo; j < hi; j++) {
-        uint32_t k = g->colour_order[j];
-        uint64_t count = g->start[k + 1] - g->start[k];
-        tmp[j - lo] = ((uint64_t)(UINT32_MAX - (uint32_t)count) << 32) | k;
-    }
-    qsort(tmp, hi - lo, sizeof *tmp, cmp_u64);
-    for (size_t j = lo; j < hi; j++) g->colour_order[j] = (uint32_t)tmp[j - lo];
-}
-
 /* Active blocks = union of the 2x2x2 neighbourhoods of the home blocks. */
 static pw_status collect_blocks(pw_grid *g, pw_error *err)
 {
@@ -238,8 +215,6 @@ pw_status pw_grid_build(pw_grid *g, size_t n, const vec3 *x, uint32_t *perm, int
         g->colour_order[count[(b[0] & 1) | ((b[1] & 1) << 1) | ((b[2] & 1) << 2)]++] =
             (uint32_t)k;
     }
-    for (int c = 0; c < 8; c++)
-        largest_first(g, g->colour_start[c], g->colour_start[c + 1]);
 
     /* node storage */
     size_t nn = g->n_blocks * PW_BLOCK_NODES, c1 = g->cap_nodes, c2 = c1, c3 = c1, c4 = c1,

@@ -36,8 +36,8 @@ typedef struct {
     uint64_t *home_keys;
     size_t *start;
     uint32_t (*nbr)[8];
-    uint32_t *colour_order;      /* home blocks grouped by colour, each colour's largest
-                                    first (most particles; ties by index) */
+    uint32_t *colour_order;      /* home blocks grouped by colour, in key order within
+                                    each colour (loops.c splits them among the threads) */
     size_t colour_start[9];
 
     /* node data, n_blocks * 64 entries */

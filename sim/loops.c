@@ -1,6 +1,10 @@
 /* loops.c — parallel loops over home blocks and deterministic sums; see loops.h. */
 #include "loops.h"
 
+#include <omp.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
@@ -26,21 +30,107 @@ __attribute__((constructor)) static void detect_split_512(void)
 #endif
 }
 
+/* Home loops: each thread owns a run of homes and steals from the others' runs' ends.
+ *
+ * A run is a stretch of homes in key order, cut so that the runs hold about equal
+ * particle counts. The particles are stored in key order and a home's grid blocks are
+ * those of its neighbours in key order, so a thread that keeps one region of space in
+ * every loop and every colour reads its particles in stream order and finds its nodes in
+ * its own cache. A shared queue (dynamic schedule) sent the same node lines back and
+ * forth between the cores. Runs alone left a thread waiting at each colour's barrier,
+ * since a run's cost is not quite its particle count, so a thread that finishes its run
+ * takes homes from the far end of another run, one at a time, where its owner would
+ * come last. Which thread runs a home never changes a sum: homes of one colour write
+ * disjoint nodes (grid.h), and gathers write only their own particles. */
+typedef struct pw_home_run {
+    _Alignas(64) _Atomic uint64_t span; /* [front, back) of the run's untaken homes, as
+                                           front | back << 32 (one line per run) */
+} home_run;
+
+home_run *pw_mpm_home_runs_create(int threads)
+{
+    size_t bytes = 8 * (size_t)threads * sizeof(home_run); /* (a multiple of 64) */
+    return aligned_alloc(_Alignof(home_run), bytes);
+}
+
+/* Takes the front (owner) or back (thief) home of r into *j; 0 when r is empty. */
+static int take(home_run *r, int back, uint32_t *j)
+{
+    uint64_t v = atomic_load_explicit(&r->span, memory_order_relaxed);
+    for (;;) {
+        uint32_t f = (uint32_t)v, b = (uint32_t)(v >> 32);
+        if (f >= b) return 0;
+        uint64_t next = back ? ((uint64_t)(b - 1) << 32 | f) : ((uint64_t)b << 32 | (f + 1));
+        if (atomic_compare_exchange_weak_explicit(&r->span, &v, next, memory_order_relaxed,
+                                                  memory_order_relaxed)) {
+            *j = back ? b - 1 : f;
+            return 1;
+        }
+    }
+}
+
+/* Cuts order[lo, hi) (or lo..hi when order is NULL) into nt runs of about equal particle
+ * counts: a home goes to the run its middle particle falls in. */
+static void cut_runs(const pw_grid *g, const uint32_t *order, size_t lo, size_t hi, int nt,
+                     home_run *runs)
+{
+    size_t total = 0;
+    for (size_t j = lo; j < hi; j++) {
+        uint32_t k = order ? order[j] : (uint32_t)j;
+        total += g->start[k + 1] - g->start[k];
+    }
+    size_t before = 0, j = lo;
+    for (int t = 0; t < nt; t++) {
+        size_t first = j;
+        for (; j < hi; j++) {
+            uint32_t k = order ? order[j] : (uint32_t)j;
+            size_t count = g->start[k + 1] - g->start[k];
+            if ((2 * before + count) * (size_t)nt >= 2 * total * (size_t)(t + 1) && t < nt - 1)
+                break;
+            before += count;
+        }
+        atomic_init(&runs[t].span, (uint64_t)first | (uint64_t)j << 32);
+    }
+}
+
+/* Calls fn for every home of order[lo, hi) (homes lo..hi when order is NULL), this
+ * thread's run first, then what it can take from the others' runs. */
+static void run_homes(pw_sim *s, pw_home_fn fn, void *ctx, const uint32_t *order,
+                      home_run *runs, int t, int nt)
+{
+    uint32_t j;
+    while (take(&runs[t], 0, &j)) fn(s, order ? order[j] : j, ctx);
+    for (int d = 1; d < nt; d++)
+        while (take(&runs[(t + d) % nt], 1, &j)) fn(s, order ? order[j] : j, ctx);
+}
+
 void pw_mpm_for_homes(pw_sim *s, pw_home_fn fn, void *ctx)
 {
-    long nh = (long)s->grid.n_home;
-#pragma omp parallel for schedule(dynamic, 2) num_threads(s->threads)
-    for (long home = 0; home < nh; home++) fn(s, (uint32_t)home, ctx);
+    home_run *runs = s->home_runs;
+#pragma omp parallel num_threads(s->threads)
+    {
+        int nt = omp_get_num_threads();
+#pragma omp single
+        cut_runs(&s->grid, NULL, 0, s->grid.n_home, nt, runs);
+        run_homes(s, fn, ctx, NULL, runs, omp_get_thread_num(), nt);
+    }
 }
 
 void pw_mpm_for_homes_by_colour(pw_sim *s, pw_home_fn fn, void *ctx)
 {
     const pw_grid *g = &s->grid;
+    home_run *runs = s->home_runs;
 #pragma omp parallel num_threads(s->threads)
-    for (int colour = 0; colour < 8; colour++) {
-        long lo = (long)g->colour_start[colour], hi = (long)g->colour_start[colour + 1];
-#pragma omp for schedule(dynamic, 2)
-        for (long j = lo; j < hi; j++) fn(s, g->colour_order[j], ctx);
+    {
+        int nt = omp_get_num_threads();
+#pragma omp for schedule(static)
+        for (int colour = 0; colour < 8; colour++)
+            cut_runs(g, g->colour_order, g->colour_start[colour], g->colour_start[colour + 1], nt,
+                     runs + colour * nt);
+        for (int colour = 0; colour < 8; colour++) {
+            run_homes(s, fn, ctx, g->colour_order, runs + colour * nt, omp_get_thread_num(), nt);
+#pragma omp barrier /* (the next colour writes nodes this one wrote) */
+        }
     }
 }
 

@@ -17,6 +17,10 @@ extern int pw_box_force_narrow;
  * faster ones (loops.c says how it is detected and what it measured). */
 extern int pw_box_split_512;
 
+/* The state of the home loops' work sharing, 8 runs a thread (loops.c); NULL when out
+ * of memory. Freed with free(). */
+struct pw_home_run *pw_mpm_home_runs_create(int threads);
+
 /* Calls fn(s, home, ctx) for every home block, in parallel within each of the 8
  * colours (grid.h): a scatter that writes only its home block's 2x2x2 neighbourhood
  * gets the same sums for any thread count. */

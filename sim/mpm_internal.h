@@ -149,6 +149,7 @@ struct pw_sim {
     int threads;                /* used this step: fewer for small problems, where
                                    fork/join costs more than the work */
     size_t particles_per_thread;   /* that threshold (tests lower it) */
+    struct pw_home_run *home_runs; /* the home loops' work sharing (loops.c) */
     /* Contention: when other processes hold the cores, a thread that reaches one of the
      * step's few hundred barriers waits a scheduler time slice for its partner, and two
      * threads run many times slower than one (measured: 171 s vs 11 s per frame at 3e4

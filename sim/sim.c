@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "loops.h"
 #include "mpm_internal.h"
 
 #define PAD_BLOCKS 1  /* blocks of nodes below domain_min, so stencils stay at >= 0 */
@@ -99,8 +100,16 @@ pw_sim *pw_sim_create(const pw_sim_params *p, pw_error *err)
     s->threads_max = p->threads > 0 ? p->threads : omp_get_max_threads();
     s->threads = s->threads_max;
     s->particles_per_thread = 16384; /* below this, another thread costs more than it saves */
+    s->home_runs = pw_mpm_home_runs_create(s->threads_max);
+    if (!s->home_runs) {
+        pw_fail(err, PW_ENOMEM, "sim: cannot allocate the work sharing of %d threads",
+                s->threads_max);
+        free(s);
+        return NULL;
+    }
     s->colliders = pw_colliders_create(p->h, err);
     if (!s->colliders) {
+        free(s->home_runs);
         free(s);
         return NULL;
     }
@@ -117,6 +126,7 @@ void pw_sim_destroy(pw_sim *s)
 {
     if (!s) return;
     pw_colliders_destroy(s->colliders);
+    free(s->home_runs);
     pw_particles_free(&s->pt);
     void *arrays[] = {s->ps, s->stress, s->K, s->home_scratch, s->fe_svd, s->perm, s->inv_sqrt_m, s->partial};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) free(arrays[k]);

@@ -81,40 +81,41 @@ static void reorder_particles(pw_sim *s)
     if (s->fe_svd_valid) reorder(s, s->fe_svd, sizeof *s->fe_svd, s->perm, n);
 }
 
+/* Each particle of one home block: its place in its stencil at x^n. */
+static void place_home(const pw_sim *s, uint32_t home, void *ctx)
+{
+    (void)ctx;
+    const pw_particles *pt = &s->pt;
+    const pw_grid *g = &s->grid;
+    uint64_t key = g->home_keys[home];
+    int64_t origin[3];
+    for (int a = 0; a < 3; a++)
+        origin[a] = (int64_t)((key >> (a * PW_BLOCK_COORD_BITS)) &
+                              ((UINT64_C(1) << PW_BLOCK_COORD_BITS) - 1)) * PW_BLOCK;
+    for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
+        pw_ploc *q = &s->ps[p];
+        double u[3] = {(pt->x[p].x - g->origin.x) * g->inv_h, (pt->x[p].y - g->origin.y) * g->inv_h,
+                       (pt->x[p].z - g->origin.z) * g->inv_h};
+        for (int a = 0; a < 3; a++) {
+            int base = (int)floor(u[a]) - 1; /* the stencil's first node */
+            q->fu[a] = u[a] - (double)base;   /* exact, in [1, 2) */
+            /* the sort put p in the home block of this base node (positions stay inside
+             * the domain, so grid.c's clamp of the base is never taken): the stencil
+             * stays in the local box */
+            assert(base - origin[a] >= 0 && base - origin[a] < PW_BLOCK);
+            q->off[a] = (uint8_t)(base - origin[a]);
+        }
+        q->home = home;
+    }
+}
+
 pw_status pw_mpm_rebuild_grid(pw_sim *s, pw_error *err)
 {
     pw_particles *pt = &s->pt;
-    pw_grid *g = &s->grid;
-    pw_status rc = pw_grid_build(g, pt->n, pt->x, s->perm, s->threads, err);
+    pw_status rc = pw_grid_build(&s->grid, pt->n, pt->x, s->perm, s->threads, err);
     if (rc != PW_OK) return rc;
     reorder_particles(s);
-
-    /* each particle's place in its stencil at x^n, once per step */
-    long nh = (long)g->n_home;
-#pragma omp parallel for schedule(dynamic, 8) num_threads(s->threads)
-    for (long home = 0; home < nh; home++) {
-        uint64_t key = g->home_keys[home];
-        int64_t origin[3];
-        for (int a = 0; a < 3; a++)
-            origin[a] = (int64_t)((key >> (a * PW_BLOCK_COORD_BITS)) &
-                                  ((UINT64_C(1) << PW_BLOCK_COORD_BITS) - 1)) * PW_BLOCK;
-        for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
-            pw_ploc *q = &s->ps[p];
-            double u[3] = {(pt->x[p].x - g->origin.x) * g->inv_h,
-                           (pt->x[p].y - g->origin.y) * g->inv_h,
-                           (pt->x[p].z - g->origin.z) * g->inv_h};
-            for (int a = 0; a < 3; a++) {
-                int base = (int)floor(u[a]) - 1; /* the stencil's first node */
-                q->fu[a] = u[a] - (double)base;   /* exact, in [1, 2) */
-                /* the sort put p in the home block of this base node (positions stay
-                 * inside the domain, so grid.c's clamp of the base is never taken): the
-                 * stencil stays in the local box */
-                assert(base - origin[a] >= 0 && base - origin[a] < PW_BLOCK);
-                q->off[a] = (uint8_t)(base - origin[a]);
-            }
-            q->home = (uint32_t)home;
-        }
-    }
+    pw_mpm_for_homes(s, place_home, NULL); /* once per step */
     return PW_OK;
 }
 

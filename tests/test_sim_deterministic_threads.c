@@ -1,7 +1,7 @@
 /* Property: the solver's result does not depend on the thread count, nor on the form of
  * the stencil kernels. A snowball (APIC and PIC/FLIP) hits a floor collider and a wall
  * with stress, plasticity and the semi-implicit solve; after 10 steps the cache files
- * written with 1 and 2 threads, and with 2 threads on the narrow kernel forms (box.h;
+ * written with 1, 2 and 3 threads, and with 2 threads on the narrow kernel forms (box.h;
  * the other runs take the wide ones on any AVX-512 machine, including those that split
  * 512-bit operations and would pick the narrow forms) are identical byte for byte. Exact
  * equality is right: every scatter runs by colour in a fixed order, every dot product is
@@ -20,6 +20,11 @@ int main(void)
         ball_run(1, (pw_transfer)transfer, p1);
         ball_run(2, (pw_transfer)transfer, p2);
         CHECK(fixture_same_file(p1, p2), "%d.1 caches differ between 1 and 2 threads", transfer + 1);
+        /* three threads: runs of homes that do not halve, and a thread that takes homes
+         * from two others (loops.c) */
+        ball_cache_path(p2, sizeof p2, transfer, "t3");
+        ball_run(3, (pw_transfer)transfer, p2);
+        CHECK(fixture_same_file(p1, p2), "%d.3 caches differ between 1 and 3 threads", transfer + 1);
         ball_cache_path(p2, sizeof p2, transfer, "narrow");
         pw_box_force_narrow = 1;
         ball_run(2, (pw_transfer)transfer, p2);
