@@ -3,10 +3,11 @@
  *
  * Why single precision: the solve stops at a relative residual of cr_tolerance (1e-4
  * by default), and the action's own error in float is ~1e-6 relative (weights, node
- * values and sums each rounded at 2^-24; K is stored in float already), so the
- * solution moves well inside the tolerance while the action, which is bound by its
- * multiplies, runs twice as many lanes per instruction. Everything that is state
- * (forces, transfers, F) stays in double; only the solver's operator is rounded.
+ * values and sums each rounded at 2^-24, also where the home blocks' boxes are added
+ * up; K is stored in float already), so the solution moves well inside the tolerance
+ * while the action, which is bound by its multiplies, runs twice as many lanes per
+ * instruction. Everything that is state (forces, transfers, F) stays in double; only
+ * the solver's operator is rounded.
  *
  * A box node is four floats (x, y, z, 0), so a stencil row of four nodes is two 8-wide
  * vectors, its halves: lanes 4a..4a+3 of half h hold node 2h + a. The sums run y and z
@@ -91,20 +92,19 @@ BOX_INLINE void box_f32_zero(pw_box_f32 *L)
     for (int i = 0; i < BOX_NODES; i += 2) store8f(L->node[i], &zero);
 }
 
-/* out += L, widened to double, on the 2x2x2 blocks around home */
-BOX_INLINE void box_f32_add_to(const pw_grid *g, uint32_t home, const pw_box_f32 *L, pw_vec4 *out)
+/* out += L on the 2x2x2 blocks around home */
+BOX_INLINE void box_f32_add_to(const pw_grid *g, uint32_t home, const pw_box_f32 *L, pw_vec4f *out)
 {
     const uint32_t *nb = g->nbr[home];
     for (int d = 0; d < 8; d++) {
-        pw_vec4 *dst = out + (size_t)nb[d] * PW_BLOCK_NODES;
+        pw_vec4f *dst = out + (size_t)nb[d] * PW_BLOCK_NODES;
         int o = box_block_origin(d);
         for (int l = 0; l < PW_BLOCK_NODES; l++) {
-            v4f f;
+            v4f f, a;
             memcpy(&f, L->node[box_at(o, l)], sizeof f);
-            v4d a;
-            load4(&a, dst + l);
-            a += __builtin_convertvector(f, v4d);
-            store4(dst + l, &a);
+            memcpy(&a, dst + l, sizeof a);
+            a += f;
+            memcpy(dst + l, &a, sizeof a);
         }
     }
 }

@@ -11,9 +11,9 @@ void pw_mpm_prepare_stress(pw_sim *s);
  * Needs pw_mpm_prepare_stress; uses s->u4, s->Hu4 as scratch (the tests' form). */
 void pw_mpm_hessian_action(pw_sim *s, const vec3 *u, vec3 *Hu);
 /* The same on padded node vectors, u in float (the solver's form). */
-void pw_mpm_hessian_action4(pw_sim *s, const pw_vec4f *u, pw_vec4 *Hu);
+void pw_mpm_hessian_action4(pw_sim *s, const pw_vec4f *u, pw_vec4f *Hu);
 /* d_i = the diagonal of H at node i, one entry per DOF [N/m] (the solver's Jacobi
  * preconditioner), padded. Needs pw_mpm_prepare_stress. */
-void pw_mpm_hessian_diagonal(pw_sim *s, pw_vec4 *d);
+void pw_mpm_hessian_diagonal(pw_sim *s, pw_vec4f *d);
 
 #endif

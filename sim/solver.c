@@ -136,7 +136,7 @@ static double pass_update_x(pw_sim *s, size_t n, double alpha, vec3 *x, vec3 *r,
 
 /* Az = P (z + beta dt^2 M^-1/2 Hu) with z = D^-1 r; returns z . Az */
 static double pass_operator(pw_sim *s, size_t n, double beta_dt2, const vec3 *r,
-                            const pw_vec4 *Hu, vec3 *Az)
+                            const pw_vec4f *Hu, vec3 *Az)
 {
     long nc = (long)chunk_count(n);
     double *part = s->partial;
@@ -233,7 +233,7 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
     double beta_dt2 = s->p.beta * dt * dt;
     vec3 *x = s->cr[0], *r = s->cr[1], *p = s->cr[2], *Ar = s->cr[3], *Ap = s->cr[4];
     pw_vec4f *u = s->u4;
-    pw_vec4 *Hu = s->Hu4; /* M^-1/2 r and H M^-1/2 r */
+    pw_vec4f *Hu = s->Hu4; /* M^-1/2 r and H M^-1/2 r */
     const int stream = stream_input(s);
     *iterations = 0;
     *converged = 1;
@@ -245,7 +245,7 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
     size_t nc = chunk_count(nn);
     double *part = s->partial;
     vec3 *dinv = s->dinv;
-    pw_vec4 *Hd = s->hdiag;
+    pw_vec4f *Hd = s->hdiag;
     pw_mpm_hessian_diagonal(s, Hd);
     int held = s->warm_valid; /* corrections of earlier steps to start from */
     s->warm_valid = 0;         /* until this solve succeeds */

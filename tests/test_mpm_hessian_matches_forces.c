@@ -95,7 +95,7 @@ int main(void)
     }
 
     /* 3. diagonal = e^T H e */
-    pw_vec4 *diag = calloc(nn, sizeof *diag);
+    pw_vec4f *diag = calloc(nn, sizeof *diag);
     pw_mpm_hessian_diagonal(s, diag);
     double worst = 0;
     int sampled = 0;
