@@ -177,46 +177,67 @@ static inline __attribute__((always_inline)) void warm_finish4(v4d Bt[3][3], v4d
                          between the clones) */
 }
 
+/* The batch runs as two halves of four lanes, their rotations interleaved: the three
+ * rotations of a sweep depend on each other, so one half alone waited on each chain in
+ * turn (bench_plasticity, AMD EPYC: see PW_SVD_BATCH). */
+#define HALF 4
+#define HALVES (PW_SVD_BATCH / HALF)
+
 PW_CLONES("avx2", "default") void pw_svd_warm_batch(int n, const mat3 *A, const mat3 *V0, pw_svd3 *out, int *ok)
 {
     /* rows of Bt and Wt are the columns of B = A V and V, so a pair is two rows; lane l
-     * holds matrix l, and lanes from n on the identity, which needs no rotation */
-    v4d Bt[3][3], Wt[3][3];
+     * of half h holds matrix 4 h + l, and lanes from n on the identity, which needs no
+     * rotation */
+    v4d Bt[HALVES][3][3], Wt[HALVES][3][3];
     for (int l = 0; l < PW_SVD_BATCH; l++) {
         mat3 B = l < n ? m3_transpose(m3_mul(A[l], V0[l])) : m3_identity();
         mat3 W = l < n ? m3_transpose(V0[l]) : m3_identity();
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++) {
-                Bt[i][j][l] = B.m[i][j];
-                Wt[i][j][l] = W.m[i][j];
+                Bt[l / HALF][i][j][l % HALF] = B.m[i][j];
+                Wt[l / HALF][i][j][l % HALF] = W.m[i][j];
             }
     }
-    v4m converged = {0, 0, 0, 0};
+    v4m converged[HALVES] = {{0}};
+    static const int pair[3][2] = {{0, 1}, {0, 2}, {1, 2}};
     for (int sweep = 0; sweep < WARM_SVD_SWEEPS; sweep++) {
-        v4m active = ~converged;
-        if (!(active[0] | active[1] | active[2] | active[3])) break;
-        v4d g2[3], ab[3], s01, s02, s12;
-        jacobi_rotate4(Bt[0], Bt[1], Wt[0], Wt[1], active, &g2[0], &ab[0], &s01);
-        jacobi_rotate4(Bt[0], Bt[2], Wt[0], Wt[2], active, &g2[1], &ab[1], &s02);
-        jacobi_rotate4(Bt[1], Bt[2], Wt[1], Wt[2], active, &g2[2], &ab[2], &s12);
-        v4d s2_max = SELECT4(s01 > s02, s01, s02);
-        s2_max = SELECT4(s2_max > s12, s2_max, s12);
-        const double tol2 = WARM_SVD_TOL * WARM_SVD_TOL;
-        v4m done = (s2_max * g2[0] <= tol2 * ab[0]) & (s2_max * g2[1] <= tol2 * ab[1]) &
-                     (s2_max * g2[2] <= tol2 * ab[2]);
-        converged |= active & done;
-    }
-    v4d sg[3];
-    v4m good;
-    warm_finish4(Bt, sg, &good);
-    for (int l = 0; l < n; l++) {
-        for (int i = 0; i < 3; i++)
-            for (int k = 0; k < 3; k++) {
-                out[l].U.m[i][k] = Bt[k][i][l];
-                out[l].V.m[i][k] = Wt[k][i][l];
+        v4m active[HALVES], any = {0, 0, 0, 0};
+        for (int h = 0; h < HALVES; h++) {
+            active[h] = ~converged[h];
+            any |= active[h];
+        }
+        if (!(any[0] | any[1] | any[2] | any[3])) break;
+        v4d g2[HALVES][3], ab[HALVES][3], s2[HALVES][3];
+        for (int k = 0; k < 3; k++)
+            for (int h = 0; h < HALVES; h++) {
+                int p = pair[k][0], q = pair[k][1];
+                jacobi_rotate4(Bt[h][p], Bt[h][q], Wt[h][p], Wt[h][q], active[h], &g2[h][k],
+                               &ab[h][k], &s2[h][k]);
             }
-        out[l].sigma = v3(sg[0][l], sg[1][l], sg[2][l]);
-        ok[l] = converged[l] && good[l];
+        const double tol2 = WARM_SVD_TOL * WARM_SVD_TOL;
+        for (int h = 0; h < HALVES; h++) {
+            v4d s2_max = SELECT4(s2[h][0] > s2[h][1], s2[h][0], s2[h][1]);
+            s2_max = SELECT4(s2_max > s2[h][2], s2_max, s2[h][2]);
+            v4m done = (s2_max * g2[h][0] <= tol2 * ab[h][0]) &
+                       (s2_max * g2[h][1] <= tol2 * ab[h][1]) &
+                       (s2_max * g2[h][2] <= tol2 * ab[h][2]);
+            converged[h] |= active[h] & done;
+        }
+    }
+    for (int h = 0; h < HALVES; h++) {
+        v4d sg[3];
+        v4m good;
+        warm_finish4(Bt[h], sg, &good);
+        for (int l = 0; l < HALF && HALF * h + l < n; l++) {
+            int m = HALF * h + l;
+            for (int i = 0; i < 3; i++)
+                for (int k = 0; k < 3; k++) {
+                    out[m].U.m[i][k] = Bt[h][k][i][l];
+                    out[m].V.m[i][k] = Wt[h][k][i][l];
+                }
+            out[m].sigma = v3(sg[0][l], sg[1][l], sg[2][l]);
+            ok[m] = converged[h][l] && good[l];
+        }
     }
 }
 
@@ -305,17 +326,20 @@ static inline __attribute__((always_inline)) void rotation_to_quat4(v4d m[3][3],
 
 PW_CLONES("avx2", "default") void pw_svd3_pack_batch(int n, const pw_svd3 *f, pw_svd3_packed *out)
 {
-    for (int which = 0; which < 2; which++) { /* U, then V */
-        v4d m[3][3] = {{{0}}}, q[4];
-        for (int l = 0; l < PW_SVD_BATCH; l++) {
-            const mat3 *R = l < n ? (which ? &f[l].V : &f[l].U) : &f[0].U; /* spare lanes */
-            for (int i = 0; i < 3; i++)
-                for (int j = 0; j < 3; j++) m[i][j][l] = R->m[i][j];
+    for (int h = 0; h * HALF < n; h++) /* (the halves' chains are short: one after the other) */
+        for (int which = 0; which < 2; which++) { /* U, then V */
+            v4d m[3][3] = {{{0}}}, q[4];
+            for (int l = 0; l < HALF; l++) {
+                int k = HALF * h + l;
+                const mat3 *R = k < n ? (which ? &f[k].V : &f[k].U) : &f[0].U; /* spare lanes */
+                for (int i = 0; i < 3; i++)
+                    for (int j = 0; j < 3; j++) m[i][j][l] = R->m[i][j];
+            }
+            rotation_to_quat4(m, q);
+            for (int l = 0; l < HALF && HALF * h + l < n; l++)
+                for (int k = 0; k < 4; k++)
+                    (which ? out[HALF * h + l].qV : out[HALF * h + l].qU)[k] = q[k][l];
         }
-        rotation_to_quat4(m, q);
-        for (int l = 0; l < n; l++)
-            for (int k = 0; k < 4; k++) (which ? out[l].qV : out[l].qU)[k] = q[k][l];
-    }
     for (int l = 0; l < n; l++) out[l].sigma = f[l].sigma;
 }
 

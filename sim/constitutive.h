@@ -106,7 +106,7 @@ int pw_plasticity_update_svd(mat3 Fe_hat, mat3 Fp, double theta_c, double theta_
  * matrices at once (faster per matrix; the same bits as one at a time): for k < n,
  * ok[k] = 1 and out[k] the SVD of A[k] started from the right basis V0[k], or ok[k] = 0
  * where it falls back to m3_svd (near-singular A[k], or no convergence). */
-#define PW_SVD_BATCH 4
+#define PW_SVD_BATCH 8
 void pw_svd_warm_batch(int n, const mat3 *A, const mat3 *V0, pw_svd3 *out, int *ok);
 /* pw_plasticity_update_svd given Fe_hat's SVD (svd_hat, e.g. from pw_svd_warm_batch;
  * NULL: factored here by m3_svd). The matrices come by address (the solver's loop calls
