@@ -222,11 +222,9 @@ BOX_CLONES static void hessian_home(const pw_sim *s, uint32_t home, void *ctx)
     box_f32_load(g, home, io->u, &in);
     box_f32_zero(&out);
     for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
-        pw_pstep q;
-        pw_pstep_expand(&s->ps[p], g->inv_h, &q);
         pw_weights_f32 f;
-        weights_f32(&q, &f);
-        int base = box_base(&q);
+        weights_f32(&s->ps[p], g->inv_h, &f);
+        int base = box_base_at(&s->ps[p]);
         float G[9], B[9];
         box_f32_gather(&in.node[base], &f, G); /* eq. 8: dF = G Fe */
         apply_K(s->K[p], G, B);                /* V0 A_p Fe^T      */
@@ -276,10 +274,8 @@ BOX_CLONES static void diagonal_home(const pw_sim *s, uint32_t home, void *ctx)
     pw_box_f32 out;
     box_f32_zero(&out);
     for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
-        pw_pstep q;
-        pw_pstep_expand(&s->ps[p], g->inv_h, &q);
         pw_weights_f32 f;
-        weights_f32(&q, &f);
+        weights_f32(&s->ps[p], g->inv_h, &f);
         const float *K = s->K[p];
         v8f k[6] = {{0}}; /* xx yy zz xy xz yz of block K_aa in lane a of both quads,
                              off-diagonals doubled */
@@ -299,7 +295,7 @@ BOX_CLONES static void diagonal_home(const pw_sim *s, uint32_t home, void *ctx)
             x[1][h] = f.dwx[h] * f.dwx[h];
             x[2][h] = f.wx[h] * f.dwx[h];
         }
-        float (*base)[4] = &out.node[box_base(&q)];
+        float (*base)[4] = &out.node[box_base_at(&s->ps[p])];
         /* the y z factors of the six terms for every row, four rows to a vector:
          * yz[c][j][b] for term j (the scalar products one by one, with a broadcast each,
          * took more instructions than the rows' vector work) */
