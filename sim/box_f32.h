@@ -92,7 +92,8 @@ BOX_INLINE void box_f32_load(const pw_grid *g, uint32_t home, const pw_vec4f *u,
     for (int d = 0; d < 8; d++) {
         const pw_vec4f *src = u + (size_t)nb[d] * PW_BLOCK_NODES;
         int o = box_block_origin(d);
-        for (int l = 0; l < PW_BLOCK_NODES; l++) memcpy(L->node[box_at(o, l)], src + l, sizeof *src);
+        for (int l = 0; l < PW_BLOCK_NODES; l += 4) /* (a row of four nodes at once) */
+            memcpy(L->node[box_at(o, l)], src + l, 4 * sizeof *src);
     }
 }
 
@@ -109,9 +110,9 @@ BOX_INLINE void box_f32_add_to(const pw_grid *g, uint32_t home, const pw_box_f32
     for (int d = 0; d < 8; d++) {
         pw_vec4f *dst = out + (size_t)nb[d] * PW_BLOCK_NODES;
         int o = box_block_origin(d);
-        for (int l = 0; l < PW_BLOCK_NODES; l++) {
-            v4f f, a;
-            memcpy(&f, L->node[box_at(o, l)], sizeof f);
+        for (int l = 0; l < PW_BLOCK_NODES; l += 2) { /* (two nodes at once) */
+            v8f f, a;
+            load8f(&f, L->node[box_at(o, l)]);
             memcpy(&a, dst + l, sizeof a);
             a += f;
             memcpy(dst + l, &a, sizeof a);
