@@ -179,9 +179,12 @@ static inline __attribute__((always_inline)) void warm_finish4(v4d Bt[3][3], v4d
 
 /* The batch runs as two halves of four lanes, their rotations interleaved: the three
  * rotations of a sweep depend on each other, so one half alone waited on each chain in
- * turn (bench_plasticity, AMD EPYC: see PW_SVD_BATCH). */
+ * turn (bench_plasticity, AMD EPYC: 130.0-132.4 -> 125.6-126.4 ns a call; batches of 12
+ * and 16 were slower, their lanes waiting for the slowest; sim/docs/step-speed.md,
+ * fourth round). */
 #define HALF 4
 #define HALVES (PW_SVD_BATCH / HALF)
+_Static_assert(PW_SVD_BATCH % HALF == 0, "the warm SVD's batch is whole halves");
 
 PW_CLONES("avx2", "default") void pw_svd_warm_batch(int n, const mat3 *A, const mat3 *V0, pw_svd3 *out, int *ok)
 {

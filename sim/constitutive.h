@@ -103,7 +103,8 @@ int pw_plasticity_update_svd(mat3 Fe_hat, mat3 Fp, double theta_c, double theta_
                              pw_svd3 *svd_out);
 
 /* The one-sided Jacobi SVD of pw_plasticity_update_svd, for up to PW_SVD_BATCH
- * matrices at once (faster per matrix; the same bits as one at a time): for k < n,
+ * matrices at once, as two halves of four lanes (faster per matrix; the same bits as one
+ * at a time): for k < n,
  * ok[k] = 1 and out[k] the SVD of A[k] started from the right basis V0[k], or ok[k] = 0
  * where it falls back to m3_svd (near-singular A[k], or no convergence). */
 #define PW_SVD_BATCH 8

@@ -3,9 +3,9 @@
  * compared byte for byte. The lanes run until every lane converged: lanes that need
  * different numbers of sweeps, a lane that falls back (rank 2), one that never converges
  * (NaN input) and one from a guess unrelated to it (more sweeps) must not disturb their
- * neighbours. (Reading a neighbour's lane when unpacking makes 7479 of 9000 lanes
- * differ.) Every batch size 1-4 and every
- * rotation of the lanes is tried, over 300 batches of the solver's case
+ * neighbours. (Reading a neighbour's lane when unpacking made 7479 of 9000 lanes differ
+ * when batches were four wide.) Every batch size 1-PW_SVD_BATCH (eight: two halves of
+ * four lanes) and every rotation of the lanes is tried, over 300 batches of the solver's case
  * (Fe_hat = (I + dt grad v) U0 S0 V0^T from V0) mixed with those special lanes. The same
  * for packing the factorisations as quaternions (pw_svd3_pack_batch), over every branch
  * of the conversion. */

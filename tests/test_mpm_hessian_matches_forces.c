@@ -12,9 +12,9 @@
  * rotation derivative and the hardening both matter.
  *  3. The Hessian diagonal that preconditions the solve is e^T H e for unit vectors e
  *     along each component of sampled nodes (through the Hessian action), to 1e-5
- *     relative: the two sum the same products, the diagonal in double and the action
- *     in float (sim/box_f32.h), whose roundings of 2^-24 leave ~4e-7; a missing or
- *     misplaced term of either is a relative error of order one. */
+ *     relative: the two sum the same products, both in float (sim/box_f32.h) but in
+ *     different orders of products and sums, whose roundings of 2^-24 leave ~4e-7; a
+ *     missing or misplaced term of either is a relative error of order one. */
 #include "check.h"
 #include "mpm_fixture.h"
 #include "hessian.h"
