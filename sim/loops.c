@@ -10,6 +10,7 @@
 #endif
 
 int pw_box_force_narrow = 0;
+int pw_loops_steal_first = 0;
 int pw_box_split_512 = 0;
 
 /* AMD family 19h (Zen 3 and 4; only Zen 4 has AVX-512) runs each 512-bit operation as
@@ -99,9 +100,13 @@ static void run_homes(pw_sim *s, pw_home_fn fn, void *ctx, const uint32_t *order
                       home_run *runs, int t, int nt)
 {
     uint32_t j;
-    while (take(&runs[t], 0, &j)) fn(s, order ? order[j] : j, ctx);
-    for (int d = 1; d < nt; d++)
-        while (take(&runs[(t + d) % nt], 1, &j)) fn(s, order ? order[j] : j, ctx);
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass != pw_loops_steal_first) /* own run: pass 0, unless a test says 1 */
+            while (take(&runs[t], 0, &j)) fn(s, order ? order[j] : j, ctx);
+        else
+            for (int d = 1; d < nt; d++)
+                while (take(&runs[(t + d) % nt], 1, &j)) fn(s, order ? order[j] : j, ctx);
+    }
 }
 
 void pw_mpm_for_homes(pw_sim *s, pw_home_fn fn, void *ctx)

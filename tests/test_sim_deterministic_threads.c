@@ -21,11 +21,18 @@ int main(void)
         ball_run(2, (pw_transfer)transfer, p2);
         CHECK(fixture_same_file(p1, p2), "%d.1 caches differ between 1 and 2 threads",
               transfer + 1);
-        /* three threads: runs of homes that do not halve, and a thread that may take homes
-         * from two others (loops.c; whether it does depends on timing) */
+        /* three threads: runs of homes that do not halve; and, since whether a thread takes
+         * homes from the others' runs depends on timing, three threads that each take
+         * from the others first (loops.c) */
         ball_cache_path(p2, sizeof p2, transfer, "t3");
         ball_run(3, (pw_transfer)transfer, p2);
         CHECK(fixture_same_file(p1, p2), "%d.3 caches differ between 1 and 3 threads",
+              transfer + 1);
+        ball_cache_path(p2, sizeof p2, transfer, "steal");
+        pw_loops_steal_first = 1;
+        ball_run(3, (pw_transfer)transfer, p2);
+        pw_loops_steal_first = 0;
+        CHECK(fixture_same_file(p1, p2), "%d.4 caches differ with homes taken from other runs",
               transfer + 1);
         ball_cache_path(p2, sizeof p2, transfer, "narrow");
         pw_box_force_narrow = 1;
