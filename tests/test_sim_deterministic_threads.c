@@ -10,36 +10,34 @@
 #include "mpm_internal.h" /* (also names the library this test links) */
 #include "sim_ball_fixture.h"
 
+/* Runs the ball on threads threads into the file tagged tag and checks it against ref. */
+static void check_same(const char *ref, int threads, int transfer, const char *tag,
+                       const char *what)
+{
+    char path[512];
+    ball_cache_path(path, sizeof path, transfer, tag);
+    ball_run(threads, (pw_transfer)transfer, path);
+    CHECK(fixture_same_file(ref, path), "%d (%s): caches differ %s", transfer + 1, tag, what);
+}
+
 int main(void)
 {
-    char p1[512], p2[512];
+    char p1[512];
     pw_box_split_512 = 0; /* the wide forms wherever AVX-512 runs */
     for (int transfer = 0; transfer < 2; transfer++) {
         ball_cache_path(p1, sizeof p1, transfer, "t1");
-        ball_cache_path(p2, sizeof p2, transfer, "t2");
         ball_run(1, (pw_transfer)transfer, p1);
-        ball_run(2, (pw_transfer)transfer, p2);
-        CHECK(fixture_same_file(p1, p2), "%d.1 caches differ between 1 and 2 threads",
-              transfer + 1);
+        check_same(p1, 2, transfer, "t2", "between 1 and 2 threads");
         /* three threads: runs of homes that do not halve; and, since whether a thread takes
          * homes from the others' runs depends on timing, three threads that each take
          * from the others first (loops.c) */
-        ball_cache_path(p2, sizeof p2, transfer, "t3");
-        ball_run(3, (pw_transfer)transfer, p2);
-        CHECK(fixture_same_file(p1, p2), "%d.3 caches differ between 1 and 3 threads",
-              transfer + 1);
-        ball_cache_path(p2, sizeof p2, transfer, "steal");
+        check_same(p1, 3, transfer, "t3", "between 1 and 3 threads");
         pw_loops_steal_first = 1;
-        ball_run(3, (pw_transfer)transfer, p2);
+        check_same(p1, 3, transfer, "steal", "with homes taken from other runs");
         pw_loops_steal_first = 0;
-        CHECK(fixture_same_file(p1, p2), "%d.4 caches differ with homes taken from other runs",
-              transfer + 1);
-        ball_cache_path(p2, sizeof p2, transfer, "narrow");
         pw_box_force_narrow = 1;
-        ball_run(2, (pw_transfer)transfer, p2);
+        check_same(p1, 2, transfer, "narrow", "between the wide and narrow kernels");
         pw_box_force_narrow = 0;
-        CHECK(fixture_same_file(p1, p2), "%d.2 caches differ between the wide and narrow kernels",
-              transfer + 1);
     }
     return check_done("sim_deterministic_threads");
 }
