@@ -53,6 +53,8 @@ BOX_INLINE int box_at(int o, int l) { return o + (l & 3) + BOX_ROW((l >> 2) & 3,
 
 /* Box index of particle q's first stencil node. */
 BOX_INLINE int box_base(const pw_pstep *q) { return q->off[0] + BOX_ROW(q->off[1], q->off[2]); }
+/* The same from its place, for the kernels that do not expand the weights in double. */
+BOX_INLINE int box_base_at(const pw_ploc *l) { return l->off[0] + BOX_ROW(l->off[1], l->off[2]); }
 
 /* L = u on the 2x2x2 blocks around home (all of them exist: grid.h) */
 BOX_INLINE void box_load(const pw_grid *g, uint32_t home, const pw_vec4 *u, pw_box *L)

@@ -75,8 +75,6 @@ BOX_INLINE void weights_f32(const pw_ploc *l, double inv_h, pw_weights_f32 *f)
     memcpy((float *)f->dw + 4, &dw, sizeof dw);
 }
 
-BOX_INLINE int box_base_at(const pw_ploc *l) { return l->off[0] + BOX_ROW(l->off[1], l->off[2]); }
-
 BOX_INLINE void load8f(v8f *r, const float *a) { memcpy(r, a, sizeof *r); }
 BOX_INLINE v4f load4f(const float a[4])
 {
