@@ -248,7 +248,26 @@ static void store_render_json(json_t *render, pw_scene *s)
     char *text = json_dumps(copy, JSON_COMPACT);
     if (text && strlen(text) < sizeof s->render_json) strcpy(s->render_json, text);
     free(text);
+    /* The render hash's share: the settings the command line cannot override, in one
+     * spelling. The overridable ones enter pw_scene_render_hash as their final values,
+     * and the preview exposure changes only the PNG. */
+    static const char *const outside[] = {"spp", "seed", "resolution", "beauty", "png_exposure"};
+    for (size_t k = 0; k < sizeof outside / sizeof *outside; k++)
+        json_object_del(copy, outside[k]);
+    text = json_dumps(copy, JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(17));
+    s->render_text_hash = text ? fnv1a64(text, strlen(text)) : 0;
+    free(text);
     json_decref(copy);
+}
+
+uint64_t pw_scene_render_hash(const pw_scene *sc)
+{
+    char text[160];
+    int n = snprintf(text, sizeof text, "%016llx %d %dx%d %llu %d",
+                     (unsigned long long)sc->render_text_hash, sc->render.spp,
+                     sc->camera.width_px, sc->camera.height_px,
+                     (unsigned long long)sc->render.seed, sc->exr_float);
+    return fnv1a64(text, (size_t)n);
 }
 
 /* jansson's text into our error model; an empty document gets a plainer message. */
@@ -323,6 +342,41 @@ pw_status pw_scene_load(const char *path, pw_scene *out, pw_error *err)
     return rc;
 }
 
+/* The look's render section over the scene's (FORMAT.md, "Look files"): a JSON Merge
+ * Patch (RFC 7386), so a look names only what it changes: objects merge key by key,
+ * other values replace, null removes. Two exceptions keep the result meaningful: a
+ * camera is one viewpoint, replaced whole (the scene's motion keys under a look's eye
+ * would be neither camera), and "sky" and "envmap" are two forms of one light, so
+ * naming one drops the other. Returns 0, or -1 when out of memory. */
+static int merge_patch(json_t *target, json_t *patch, int depth)
+{
+    const char *key;
+    json_t *value;
+    json_object_foreach(patch, key, value) {
+        json_t *have = json_object_get(target, key);
+        int whole = depth == 0 && !strcmp(key, "camera");
+        if (json_is_null(value)) {
+            json_object_del(target, key);
+        } else if (json_is_object(value) && json_is_object(have) && !whole) {
+            if (merge_patch(have, value, depth + 1) != 0) return -1;
+        } else if (json_object_set(target, key, value) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int merge_look(json_t *render, json_t *look_render)
+{
+    json_t *lights = json_object_get(render, "lights");
+    json_t *look_lights = json_object_get(look_render, "lights");
+    if (json_is_object(lights) && json_is_object(look_lights)) {
+        if (json_is_object(json_object_get(look_lights, "sky"))) json_object_del(lights, "envmap");
+        if (json_is_object(json_object_get(look_lights, "envmap"))) json_object_del(lights, "sky");
+    }
+    return merge_patch(render, look_render, 0);
+}
+
 pw_status pw_scene_apply_look(pw_scene *scene, const char *look_path, pw_error *err)
 {
     char *text = NULL;
@@ -351,7 +405,7 @@ pw_status pw_scene_apply_look(pw_scene *scene, const char *look_path, pw_error *
         (rc = sc_get_object(&c, root, "", "render", 1, &render)) == PW_OK) {
         /* the look's keys over the scene's render section */
         merged = scene->render_json[0] ? json_loads(scene->render_json, 0, NULL) : json_object();
-        if (!merged || json_object_update(merged, render) != 0)
+        if (!merged || merge_look(merged, render) != 0)
             rc = pw_fail(err, PW_ENOMEM, "%s: out of memory", look_path);
         else
             rc = sc_render(&c, merged, tmp);
@@ -359,6 +413,7 @@ pw_status pw_scene_apply_look(pw_scene *scene, const char *look_path, pw_error *
     if (rc == PW_OK) {
         store_render_json(merged, tmp); /* a further look goes over this one */
         memcpy(scene->render_json, tmp->render_json, sizeof scene->render_json);
+        scene->render_text_hash = tmp->render_text_hash;
         scene->camera = tmp->camera;
         scene->camera_rig = tmp->camera_rig;
         scene->medium = tmp->medium;

@@ -78,7 +78,16 @@ typedef struct {
      * look can replace only the keys it names (pw_scene_apply_look); "" when it did
      * not fit. */
     char render_json[65536];
+    uint64_t render_text_hash; /* see pw_scene_render_hash */
 } pw_scene;
+
+/* FNV-1a 64 of everything that decides a rendered frame's pixels besides the caches:
+ * the render section (defaults written in, keys sorted, asset paths absolute, after any
+ * look) and the final spp, resolution, seed and beauty type (after the command line's
+ * overrides). The preview exposure, which only the PNG shows, does not enter it. Frames
+ * record it ("powder:renderSettings"), so a resumed render redoes the frames made with
+ * other settings. The contents of asset files (OBJ, envmap) do not enter it. */
+uint64_t pw_scene_render_hash(const pw_scene *sc);
 
 /* Reads and validates the scene file at path into *out. *out is large (a few MB):
  * allocate it on the heap. On failure *out is unspecified and *err holds

@@ -442,10 +442,14 @@ static void frame_source(const pw_scene *sc, char out[SOURCE_CAP])
     snprintf(out, SOURCE_CAP, "sim %016llx", (unsigned long long)sc->sim_hash);
 }
 
-static void exr_options_for(const pw_scene *sc, const pw_camera_desc *cam, int frame, int spp,
-                            double seconds, char source[SOURCE_CAP], pw_exr_options *eo)
+static void exr_options_for(const pw_scene *sc, const pw_camera_desc *cam, int frame,
+                            const pw_render_settings *rs, const char *settings, double seconds,
+                            char source[SOURCE_CAP], pw_exr_options *eo)
 {
+    int spp = rs->spp;
     pw_exr_options_default(eo);
+    eo->settings = settings;
+    eo->seed = rs->seed;
     eo->compression = (pw_exr_compression)sc->exr_compression;
     eo->float_beauty = sc->exr_float;
     eo->spp = spp;
@@ -465,7 +469,14 @@ typedef struct {
     double times[PW_MAX_INSTANTS];
     pw_camera_desc cams[PW_MAX_INSTANTS];
     pw_camera_desc at_frame;
+    char settings[SOURCE_CAP]; /* the shot's render hash, "" for a turntable's views */
 } frame_view;
+
+/* The "powder:renderSettings" of frames rendered with the scene's render settings. */
+static void frame_settings(const pw_scene *sc, char out[SOURCE_CAP])
+{
+    snprintf(out, SOURCE_CAP, "render %016llx", (unsigned long long)pw_scene_render_hash(sc));
+}
 
 /* The scene's camera rig over frame f. */
 static void shot_view(const pw_scene *sc, int frame, frame_view *v)
@@ -474,6 +485,7 @@ static void shot_view(const pw_scene *sc, int frame, frame_view *v)
     v->n = pw_camera_rig_instants(&sc->camera_rig, t, sc->fps, v->times);
     for (int j = 0; j < v->n; j++) pw_camera_rig_at(&sc->camera_rig, &sc->camera, v->times[j], &v->cams[j]);
     pw_camera_rig_at(&sc->camera_rig, &sc->camera, t, &v->at_frame);
+    frame_settings(sc, v->settings);
 }
 
 /* Renders one frame of the scene as view sees it into exr_path (+ PNG). `given` is an
@@ -515,7 +527,8 @@ static pw_status render_one(const pw_scene *sc, int frame, const frame_view *vie
         goto done;
     pw_exr_options eo;
     char source[SOURCE_CAP];
-    exr_options_for(sc, &view->at_frame, frame, rs->spp, pw_now() - t_begin, source, &eo);
+    exr_options_for(sc, &view->at_frame, frame, rs, view->settings[0] ? view->settings : NULL,
+                    pw_now() - t_begin, source, &eo);
     if ((rc = pw_mkdir_parent(exr_path, err)) != PW_OK) goto done;
     if ((rc = pw_exr_write(exr_path, &img, &eo, err)) != PW_OK) goto done;
     char png_note[4200] = "";
@@ -560,20 +573,38 @@ done:
     return rc;
 }
 
-int pw_shot_exr_is_current(const pw_scene *sc, const char *path)
+/* What an existing frame is to this scene. */
+typedef enum {
+    EXR_ABSENT,         /* missing, damaged or rendered from another simulation */
+    EXR_OTHER_SETTINGS, /* this simulation, other render settings (or made before frames
+                           recorded them) */
+    EXR_CURRENT
+} exr_state;
+
+static exr_state exr_state_of(const pw_scene *sc, const char *path)
 {
-    if (!file_exists(path)) return 0;
+    if (!file_exists(path)) return EXR_ABSENT;
     char want[SOURCE_CAP], have[SOURCE_CAP];
     pw_error ignored;
     frame_source(sc, want);
     if (pw_exr_read_string(path, "powder:source", have, sizeof have, &ignored) != PW_OK ||
         strcmp(have, want) != 0)
-        return 0;
+        return EXR_ABSENT;
     int w, h;
     float *rgba = NULL;
     pw_status rc = pw_exr_read_rgba(path, &w, &h, &rgba, &ignored);
     free(rgba);
-    return rc == PW_OK;
+    if (rc != PW_OK) return EXR_ABSENT;
+    frame_settings(sc, want);
+    if (pw_exr_read_string(path, "powder:renderSettings", have, sizeof have, &ignored) != PW_OK ||
+        strcmp(have, want) != 0)
+        return EXR_OTHER_SETTINGS;
+    return EXR_CURRENT;
+}
+
+int pw_shot_exr_is_current(const pw_scene *sc, const char *path)
+{
+    return exr_state_of(sc, path) == EXR_CURRENT;
 }
 
 pw_status pw_shot_render(const pw_scene *sc, const pw_frame_list *frames,
@@ -587,11 +618,15 @@ pw_status pw_shot_render(const pw_scene *sc, const pw_frame_list *frames,
         pw_status rc = pw_shot_frame_path(sc, f, exr, sizeof exr, err);
         if (rc != PW_OK) return rc;
         double base = o->progress_base + k;
-        if (o->resume && !o->force && pw_shot_exr_is_current(sc, exr)) {
+        exr_state state = o->resume && !o->force ? exr_state_of(sc, exr) : EXR_ABSENT;
+        if (state == EXR_CURRENT) {
             log_line(o, "render: frame %d already done (%s)", f, exr);
             if (o->progress) pw_progress_skip(o->progress, base + 1, "render");
             continue;
         }
+        if (state == EXR_OTHER_SETTINGS)
+            log_line(o, "render: frame %d: %s was made with other render settings (spp, size, "
+                        "seed, camera, lights, medium...): rendering it again", f, exr);
         frame_view view;
         shot_view(sc, f, &view);
         rc = render_one(sc, f, &view, NULL, 0, &rs, exr, o, base, NULL, err);
@@ -613,6 +648,7 @@ pw_status pw_shot_turntable(const pw_scene *sc, const pw_turntable_options *t,
     /* a turntable previews one frame as it stands: frozen, through a pinhole */
     frame_view view;
     view.n = 1;
+    view.settings[0] = '\0'; /* its views are previews, never resumed */
     view.times[0] = frame_time(sc, t->frame);
     pw_status rc = load_density(sc, t->frame, 1, view.times, &density, &count, err);
     if (rc != PW_OK) return rc;

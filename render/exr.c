@@ -166,9 +166,9 @@ static exr_result_t write_header(exr_context_t ctx, const pw_image *img,
         rv = exr_initialize_required_attr_simple(ctx, part, img->width, img->height,
                                                  comp[o->compression]);
     for (int c = 0; c < nch && !rv; c++)
-        rv = exr_add_channel(ctx, part, ch[c].name, ch[c].type,
-                             ch[c].type == EXR_PIXEL_HALF ? EXR_PERCEPTUALLY_LOGARITHMIC
-                                                          : EXR_PERCEPTUALLY_LINEAR,
+        /* pLinear says a channel is perceived linearly (chroma-like); light, depth and
+         * albedo are not, so no channel carries it, half or float */
+        rv = exr_add_channel(ctx, part, ch[c].name, ch[c].type, EXR_PERCEPTUALLY_LOGARITHMIC,
                              1, 1);
     if (!rv) rv = exr_attr_set_string(ctx, part, "powderVersion", POWDER_VERSION);
     if (!rv) rv = exr_attr_set_int(ctx, part, "powder:spp", o->spp);
@@ -177,6 +177,11 @@ static exr_result_t write_header(exr_context_t ctx, const pw_image *img,
     if (!rv && o->scene_name)
         rv = exr_attr_set_string(ctx, part, "powder:scene", o->scene_name);
     if (!rv && o->source) rv = exr_attr_set_string(ctx, part, "powder:source", o->source);
+    if (!rv && o->settings)
+        rv = exr_attr_set_string(ctx, part, "powder:renderSettings", o->settings);
+    char seed[24];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)o->seed);
+    if (!rv) rv = exr_attr_set_string(ctx, part, "powder:seed", seed);
     if (!rv && o->has_camera) {
         exr_attr_m44f_t m;
         memcpy(m.m, o->world_to_camera, sizeof m.m);
@@ -588,7 +593,7 @@ static pw_status read_file(const char *path, int nc, int *width, int *height, fl
                            pw_error *err)
 {
     exr_stream st = {.fd = open(path, O_RDONLY)};
-    if (st.fd < 0) return pw_fail(err, PW_EIO, "%s: cannot open (%s)", path, strerror(errno));
+    if (st.fd < 0) return pw_fail_open(err, path, errno);
     pw_status rc = read_stream(&st, path, nc, width, height, px, err);
     close(st.fd);
     return rc;
@@ -610,7 +615,7 @@ pw_status pw_exr_read_string(const char *path, const char *attr, char *out, size
                              pw_error *err)
 {
     exr_stream st = {.fd = open(path, O_RDONLY)};
-    if (st.fd < 0) return pw_fail(err, PW_EIO, "%s: cannot open (%s)", path, strerror(errno));
+    if (st.fd < 0) return pw_fail_open(err, path, errno);
     exr_context_t ctx;
     pw_status rc = open_header(&st, path, &ctx, err);
     if (rc == PW_OK) {
@@ -634,7 +639,7 @@ pw_status pw_exr_read_string(const char *path, const char *attr, char *out, size
 pw_status pw_exr_read_m44f(const char *path, const char *attr, float out[16], pw_error *err)
 {
     exr_stream st = {.fd = open(path, O_RDONLY)};
-    if (st.fd < 0) return pw_fail(err, PW_EIO, "%s: cannot open (%s)", path, strerror(errno));
+    if (st.fd < 0) return pw_fail_open(err, path, errno);
     exr_context_t ctx;
     pw_status rc = open_header(&st, path, &ctx, err);
     if (rc == PW_OK) {

@@ -28,6 +28,9 @@ typedef struct {
     const char *scene_name;          /* metadata, may be NULL */
     const char *source;              /* metadata: what the frame was rendered from, may be
                                         NULL */
+    const char *settings;            /* metadata: a hash of the render settings the frame
+                                        was made with (pw_scene_render_hash), may be NULL */
+    uint64_t seed;                   /* metadata: the image noise seed */
     int has_camera;                  /* when 1, the next three are written */
     float world_to_camera[16];       /* row-major 4x4 (OpenEXR m44f convention) */
     float world_to_ndc[16];
@@ -39,7 +42,8 @@ void pw_exr_options_default(pw_exr_options *o);
 /* Writes img to path atomically: RGBA (half or float), and when present depth.Z
  * (float) and albedo.R/G/B (half), as one scanline part named "beauty". Metadata:
  * "powderVersion" (string), "powder:spp" (int), "powder:frame" (int),
- * "powder:renderSeconds" (double), "powder:scene" and "powder:source" (strings, when
+ * "powder:renderSeconds" (double), "powder:seed" (decimal string: EXR has no 64-bit
+ * integer), "powder:scene", "powder:source" and "powder:renderSettings" (strings, when
  * set) and,
  * when has_camera, "worldToCamera" and "worldToNDC" (m44f) and "powder:fovDeg"
  * (double). opt may be NULL for the defaults. Errors name the file; on failure no file

@@ -68,7 +68,8 @@ int main(void)
     fixture_write(look, "{\"render\": {\"camera\": {\"eye\": [0.3, 0.2, 0.5], \"target\": [0, 0.08, 0],"
                         " \"fov_deg\": 40}, \"resolution\": [48, 27], \"spp\": 4,"
                         " \"lights\": {\"sun\": {\"direction\": [-0.9, 0.3, 0.2],"
-                        " \"irradiance\": [4, 2.5, 1.2]}}}}");
+                        " \"irradiance\": [4, 2.5, 1.2]}, \"sky\": {\"radiance\": [0.02, 0.02,"
+                        " 0.03]}}}}");
     snprintf(path, sizeof path, "%s/cache/tiny.0002.pwc", out);
     snprintf(cache_copy, sizeof cache_copy, "%s/before.pwc", dir);
     char cmd[9000];

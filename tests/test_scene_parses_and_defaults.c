@@ -393,8 +393,9 @@ static void case_look(pw_scene *s)
           "envmap path %s", s->lights.envmap_path);
     EQ(s->lights.envmap_intensity, 2);
     EQ(s->lights.envmap_rotation_deg, 30);
-    EQV(s->lights.sky_radiance, 0, 0, 0); /* the look's lights replace all of the scene's */
-    EQV(s->lights.sun_irradiance, 0, 0, 0);
+    EQV(s->lights.sky_radiance, 0, 0, 0); /* the map replaces the scene's constant sky */
+    EQV(s->lights.sun_irradiance, 5, 4, 3); /* lights the look does not name are kept */
+    NEARV(s->lights.sun_direction, 0, 0.6, 0.8);
     EQ(s->n_surfaces, 2);
     EQ(s->draw_colliders, 0);
     EQ(s->medium.sigma_t_ref, 500);
@@ -412,6 +413,29 @@ static void case_look(pw_scene *s)
     EQ(s->camera.width_px, 800);
     CHECK(strcmp(s->lights.envmap_path, POWDER_TEST_TMP "/scene_look_sky.exr") == 0,
           "envmap path after a partial look %s", s->lights.envmap_path);
+    /* 6b'. a look that names one field of a light keeps the light's other fields and
+     * the other lights; null removes a light; a sky replaces the map */
+    f = fopen(POWDER_TEST_TMP "/scene_look_sun.json", "wb");
+    if (!f) return;
+    fputs("{\"render\": {\"lights\": {\"sun\": {\"direction\": [0, 1, 0]},"
+          " \"sky\": {\"radiance\": [0.4, 0.5, 0.6]}}}}", f);
+    fclose(f);
+    rc = pw_scene_apply_look(s, POWDER_TEST_TMP "/scene_look_sun.json", &err);
+    CHECK(rc == PW_OK, "a look with only the sun's direction: %s", err.msg);
+    NEARV(s->lights.sun_direction, 0, 1, 0);
+    EQV(s->lights.sun_irradiance, 5, 4, 3);
+    EQ(s->lights.sun_angular_diameter_deg, 1);
+    EQV(s->lights.sky_radiance, 0.4, 0.5, 0.6);
+    CHECK(s->lights.envmap_path[0] == '\0', "the sky did not replace the map (%s)",
+          s->lights.envmap_path);
+    f = fopen(POWDER_TEST_TMP "/scene_look_nosun.json", "wb");
+    if (!f) return;
+    fputs("{\"render\": {\"lights\": {\"sun\": null}}}", f);
+    fclose(f);
+    rc = pw_scene_apply_look(s, POWDER_TEST_TMP "/scene_look_nosun.json", &err);
+    CHECK(rc == PW_OK, "a look removing the sun: %s", err.msg);
+    EQV(s->lights.sun_irradiance, 0, 0, 0);
+    EQV(s->lights.sky_radiance, 0.4, 0.5, 0.6);
     /* 6c. a bad value in a partial look is refused with the look's name; nothing changes */
     f = fopen(POWDER_TEST_TMP "/scene_look_bad.json", "wb");
     if (!f) return;
