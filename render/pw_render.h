@@ -182,8 +182,8 @@ typedef struct {
  * premultiplied and includes what is seen of the sky or environment through the holes,
  * which therefore adds colour at alpha 0 (none with transparent_background).
  * Optional AOVs (settings.aov_depth, aov_albedo): depth = mean planar camera z [m]
- * (along the view axis) of the first event over the samples that had one (INFINITY if
- * none); albedo = mean
+ * (along the view axis) of the first thing met (medium or surface, holdouts and shadow
+ * catchers included) over the samples that met one (INFINITY if none); albedo = mean
  * albedo at that event. progress and stats may be NULL. One frame at a time per
  * renderer. */
 pw_status pw_render_frame(pw_renderer *r, const pw_density *d, pw_image *out,

@@ -53,6 +53,9 @@ typedef struct {
     int hit;                /* the primary ray met the medium or a surface */
     double alpha;           /* coverage of this sample: 1 on a hit, the shadow share on a
                                shadow catcher, 0 for sky and holdouts */
+    int seen;               /* the primary ray met anything, holdouts and shadow catchers
+                               too: depth is set (compositors place other elements behind
+                               a holdout by its depth) */
     double depth;           /* [m] distance to the first event */
     vec3 albedo;            /* albedo of the first event */
     uint64_t events;        /* real collisions + surface bounces */
@@ -254,6 +257,10 @@ static void trace_path(const pw_renderer *r, const instant *in, vec3 o, vec3 dir
             albedo = hit.color;
             lb.surface = 1;
             lb.n = hit.n;
+            if (res->events == 0) {
+                res->seen = 1;
+                res->depth = t;
+            }
             /* the camera sees a stand-in for a filmed object: no colour of its own */
             if (res->events == 0 && hit.role == PW_SURFACE_HOLDOUT) return;
             if (res->events == 0 && hit.role == PW_SURFACE_SHADOW_CATCHER) {
@@ -263,6 +270,7 @@ static void trace_path(const pw_renderer *r, const instant *in, vec3 o, vec3 dir
         }
         if (res->events == 0) {
             res->hit = 1;
+            res->seen = 1;
             res->alpha = 1;
             res->depth = t;
             res->albedo = albedo;
@@ -385,7 +393,7 @@ static void render_tile(const pw_renderer *r, const pw_density *const *d, pw_ima
              * pixel sees each instant equally often when spp is a multiple of them */
             uint64_t inst_off = n_inst > 1 ? (uint64_t)(pw_rng_next(&prng) * n_inst) : 0;
             vec3 sum = v3_zero(), alb = v3_zero();
-            double nhit = 0, depth = 0, coverage = 0;
+            double nhit = 0, nseen = 0, depth = 0, coverage = 0;
             for (int k = 0; k < spp; k++) {
                 pw_rng rng = pw_rng_seed(r->s.seed, pix, (uint64_t)k);
                 double fx, fy;
@@ -408,10 +416,13 @@ static void render_tile(const pw_renderer *r, const pw_density *const *d, pw_ima
                 *events += res.events;
                 *cut += (uint64_t)res.cut;
                 coverage += res.alpha;
-                if (res.hit) {
-                    nhit += 1;
+                if (res.seen) {
+                    nseen += 1;
                     /* planar camera z, as compositors' depth nodes expect, not ray length */
                     depth += res.depth * v3_dot(dir, cam->forward);
+                }
+                if (res.hit) {
+                    nhit += 1;
                     alb = v3_add(alb, res.albedo);
                 }
             }
@@ -420,7 +431,7 @@ static void render_tile(const pw_renderer *r, const pw_density *const *d, pw_ima
             p[1] = (float)(sum.y / spp);
             p[2] = (float)(sum.z / spp);
             p[3] = (float)(coverage / spp);
-            if (out->depth) out->depth[pix] = nhit > 0 ? (float)(depth / nhit) : INFINITY;
+            if (out->depth) out->depth[pix] = nseen > 0 ? (float)(depth / nseen) : INFINITY;
             if (out->albedo) {
                 vec3 a = nhit > 0 ? v3_scale(alb, 1.0 / nhit) : v3_zero();
                 out->albedo[3 * pix + 0] = (float)a.x;

@@ -10,7 +10,10 @@
  *      of unshadowed ground), to 1e-4: the same light samples, the same transmittance
  *      estimates (same seed), only normalised;
  *   3. holdout: a sphere in front of the ground is RGB 0 and alpha 0 wherever the camera
- *      sees it, though the lit ground behind it would add colour and coverage. */
+ *      sees it, though the lit ground behind it would add colour and coverage;
+ *   4. depth.Z is where the camera met a surface, whatever its role: on the catcher it
+ *      equals the opaque ground's, pixel by pixel (same rays), and on the holdout it is
+ *      finite and nearer than the ground behind it. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +39,7 @@ static int render(const pw_surface_desc *desc, int n, const pw_density *d, int s
     pw_medium_desc md = {724.0, 400.0, v3(0, 0, 0), 0.5};
     pw_lights_desc lights = slab_sun(v3(0, 0, 1), sun_E);
     pw_render_settings rs = slab_settings(spp, 11);
+    rs.aov_depth = 1;
     pw_renderer *r = pw_renderer_create(&rs, &cam, &md, &lights, surf, &err);
     CHECK(r != NULL, "create: %s", err.msg);
     int ok = r && pw_render_frame(r, d, img, NULL, NULL, NULL, &err) == PW_OK;
@@ -96,6 +100,7 @@ int main(void)
         const double lit = ground_albedo * sun_E / PW_PI; /* unshadowed ground radiance */
         double sum_a = 0, sum_a2 = 0, worst_ratio = 0;
         int under = 0, beyond = 0, beyond_bad = 0, colour_bad = 0, held = 0, held_bad = 0;
+        int depth_bad = 0, held_depth_bad = 0;
         for (int py = 0; py < H; py++)
             for (int px = 0; px < W; px++) {
                 int q = py * W + px;
@@ -104,6 +109,10 @@ int main(void)
                 /* pixels near the horizon mix ground and sky samples: left out */
                 if (!ground_point(px, py, &g) || v3_length(g) > 1.2) continue;
                 if (c[0] != 0 || c[1] != 0 || c[2] != 0) colour_bad++;
+                /* 4: the catcher has the ground's depth */
+                if (!isfinite(catcher.depth[q]) ||
+                    fabsf(catcher.depth[q] - opaque.depth[q]) > 1e-5f * opaque.depth[q])
+                    depth_bad++;
                 /* 2: the same samples, normalised */
                 worst_ratio = fmax(worst_ratio, fabs((1.0 - c[3]) - o[1] / lit));
                 if (fabs(g.x) < 0.12 && fabs(g.y) < 0.12) {
@@ -124,6 +133,8 @@ int main(void)
                     held++;
                     const float *hp = holdout.rgba + 4 * q;
                     if (hp[0] != 0 || hp[1] != 0 || hp[2] != 0 || hp[3] != 0) held_bad++;
+                    if (!isfinite(holdout.depth[q]) || !(holdout.depth[q] < opaque.depth[q]))
+                        held_depth_bad++;
                 }
             }
         double mean = under ? sum_a / under : 0;
@@ -141,6 +152,9 @@ int main(void)
         CHECK(worst_ratio <= 1e-4, "catcher alpha vs opaque ratio off by %.3g", worst_ratio);
         CHECK(held > 4, "the holdout should cover some pixels (%d)", held);
         CHECK(held_bad == 0, "%d holdout pixels are not RGBA 0", held_bad);
+        CHECK(depth_bad == 0, "%d catcher pixels lack the ground's depth", depth_bad);
+        CHECK(held_depth_bad == 0, "%d holdout pixels lack a depth in front of the ground",
+              held_depth_bad);
         pw_image_free(&opaque);
         pw_image_free(&catcher);
         pw_image_free(&holdout);
