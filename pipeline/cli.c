@@ -46,8 +46,10 @@ int pw_cli_next(int argc, char **argv, int *a, const char *const *with_value, pw
 
 int pw_cli_exit_status(pw_status code)
 {
-    return (code == PW_EINVAL || code == PW_EFORMAT || code == PW_EUNSUPPORTED) ? PW_EXIT_USAGE
-                                                                               : PW_EXIT_WORK;
+    return (code == PW_EINVAL || code == PW_EFORMAT || code == PW_EUNSUPPORTED ||
+            code == PW_ENOENT)
+               ? PW_EXIT_USAGE
+               : PW_EXIT_WORK;
 }
 
 int pw_cli_fail(const pw_error *err)

@@ -23,7 +23,9 @@ typedef struct {
 int pw_cli_next(int argc, char **argv, int *a, const char *const *with_value, pw_cli_token *tok,
                 char *msg, size_t msg_size);
 
-/* 2 (bad usage or input) for PW_EINVAL, PW_EFORMAT and PW_EUNSUPPORTED, 1 otherwise. */
+/* 2 (bad usage or input) for PW_EINVAL, PW_EFORMAT, PW_EUNSUPPORTED and PW_ENOENT (a
+ * named scene, look, cache or EXR that does not exist), 1 otherwise: the work failed,
+ * including every other refusal of the system (a full disk, a write not permitted). */
 int pw_cli_exit_status(pw_status code);
 
 /* Prints "powder: <message>" on stderr and returns pw_cli_exit_status(err->code). */

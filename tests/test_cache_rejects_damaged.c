@@ -228,7 +228,7 @@ int main(void)
     }
     /* 18. an empty buffer and a missing file */
     refused(good, 0, "too short", "empty");
-    CHECK(pw_cache_read(POWDER_TEST_TMP "/none.pwc", NULL, 0, &r, &err) == PW_EIO &&
+    CHECK(pw_cache_read(POWDER_TEST_TMP "/none.pwc", NULL, 0, &r, &err) == PW_ENOENT &&
               strstr(err.msg, "none.pwc: cannot open"),
           "missing file: %s", err.msg);
 

@@ -90,10 +90,10 @@ int main(void)
         printf("case %2d %-28s -> %s\n", c + 1, k->what, err.msg);
     }
 
-    /* 29. a missing file is an I/O error naming the file */
+    /* 29. a missing file is PW_ENOENT (bad input, exit 2) naming the file */
     pw_mesh m;
     pw_error err = {0};
-    CHECK(pw_obj_read(POWDER_TEST_TMP "/no-such.obj", &m, &err) == PW_EIO, "missing file");
+    CHECK(pw_obj_read(POWDER_TEST_TMP "/no-such.obj", &m, &err) == PW_ENOENT, "missing file");
     CHECK(strstr(err.msg, "no-such.obj") != NULL, "message names the file: %s", err.msg);
 
     /* 30. every prefix of a valid file: OK, or EFORMAT with "test.obj:<n>:" */

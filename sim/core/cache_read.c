@@ -464,7 +464,7 @@ static pw_status open_source(const char *path, source *s, pw_error *err)
     memset(s, 0, sizeof *s);
     s->name = path;
     s->fp = fopen(path, "rb");
-    if (!s->fp) return pw_fail(err, PW_EIO, "%s: cannot open (%s)", path, strerror(errno));
+    if (!s->fp) return pw_fail_open(err, path, errno);
     struct stat st;
     if (fstat(fileno(s->fp), &st) != 0 || !S_ISREG(st.st_mode)) {
         fclose(s->fp);

@@ -1,6 +1,7 @@
 /* error.c — pw_fail and friends; see pw_error.h. */
 #include "pw_error.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -38,6 +39,12 @@ void pw_error_prefix(pw_error *err, const char *fmt, ...)
     err->msg[n] = '\0';
 }
 
+pw_status pw_fail_open(pw_error *err, const char *path, int errnum)
+{
+    pw_status code = errnum == ENOENT || errnum == ENOTDIR ? PW_ENOENT : PW_EIO;
+    return pw_fail(err, code, "%s: cannot open (%s)", path, strerror(errnum));
+}
+
 const char *pw_status_name(pw_status code)
 {
     switch (code) {
@@ -48,6 +55,7 @@ const char *pw_status_name(pw_status code)
     case PW_ENOMEM: return "PW_ENOMEM";
     case PW_ENUMERIC: return "PW_ENUMERIC";
     case PW_EUNSUPPORTED: return "PW_EUNSUPPORTED";
+    case PW_ENOENT: return "PW_ENOENT";
     }
     return "PW_E?";
 }

@@ -122,7 +122,7 @@ pw_status pw_read_file(const char *path, size_t max_bytes, char **data, size_t *
     *data = NULL;
     *size = 0;
     FILE *fp = fopen(path, "rb");
-    if (!fp) return pw_fail(err, PW_EIO, "%s: cannot open (%s)", path, strerror(errno));
+    if (!fp) return pw_fail_open(err, path, errno);
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap + 1);
     if (!buf) {

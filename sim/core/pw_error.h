@@ -14,7 +14,8 @@ typedef enum {
     PW_EFORMAT,  /* a file's bytes are not what its format promises          */
     PW_ENOMEM,   /* an allocation failed or would exceed a stated limit       */
     PW_ENUMERIC, /* NaN, Inf or a numerical breakdown in a computation        */
-    PW_EUNSUPPORTED /* valid request that this build or version cannot serve */
+    PW_EUNSUPPORTED, /* valid request that this build or version cannot serve */
+    PW_ENOENT        /* a named input (scene, cache, EXR...) does not exist  */
 } pw_status;
 
 typedef struct {
@@ -36,6 +37,11 @@ void pw_error_prefix(pw_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+
+/* The failure to open path for reading, from the errno that open/fopen left: PW_ENOENT
+ * when the file does not exist (ENOENT, or ENOTDIR: a directory of its path is a file),
+ * PW_EIO for any other refusal. The message is "<path>: cannot open (<strerror>)". */
+pw_status pw_fail_open(pw_error *err, const char *path, int errnum);
 
 /* A short stable name for a status code ("PW_EFORMAT"). */
 const char *pw_status_name(pw_status code);
