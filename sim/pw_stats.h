@@ -108,6 +108,9 @@ typedef struct {
     const double *mu0, *lambda0;    /* [Pa] Lame parameters before hardening */
     const double *Jp_min, *Jp_max;  /* [-] the bounds the solver clamps J_P to in eq. 2 */
     vec3 gravity;        /* [m/s^2] for the potential energy; zero = none */
+    const double *rho;   /* [kg/m^3] the density as stored (slim render caches keep it in
+                            place of F_E and V0), 0 where not yet known; NULL = from F_E,
+                            V0 and J_P */
 } pw_stats_particles;
 
 /* Fills *st for the particles p. link [m] > 0 is the link distance of the fragment

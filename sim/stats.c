@@ -284,17 +284,18 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* rho = m / V with V = V0 det F = V0 J_P J_E: the median by sorting a copy. Measured
- * only once every V0 is known (the first step estimates it from the grid). */
+/* rho = m / V with V = V0 det F = V0 J_P J_E (or as the cache stored it): the median
+ * by sorting a copy. Measured only once every V0 is known (the first step estimates it
+ * from the grid; a stored density is 0 until then). */
 static pw_status densities(const pw_stats_particles *p, pw_frame_stats *st, pw_error *err)
 {
     for (size_t i = 0; i < p->n; i++)
-        if (!(p->V0[i] > 0)) return PW_OK;
+        if (!(p->rho ? p->rho[i] > 0 : p->V0[i] > 0)) return PW_OK;
     double *rho = malloc(p->n * sizeof *rho);
     if (!rho) return pw_fail(err, PW_ENOMEM, "stats: out of memory for %zu densities", p->n);
     size_t ice = 0;
     for (size_t i = 0; i < p->n; i++) {
-        rho[i] = p->m[i] / (p->V0[i] * p->Jp[i] * m3_det(p->Fe[i]));
+        rho[i] = p->rho ? p->rho[i] : p->m[i] / (p->V0[i] * p->Jp[i] * m3_det(p->Fe[i]));
         ice += rho[i] > PW_STATS_ICE_DENSITY;
     }
     qsort(rho, p->n, sizeof *rho, cmp_double);
@@ -364,7 +365,7 @@ pw_status pw_stats_compute(const pw_stats_particles *p, double link, double h,
         }
     }
     if (p->Jp) st->jp_mean = jp_sum / (double)p->n;
-    if (st->has_elastic && p->m && (rc = densities(p, st, err)) != PW_OK) return rc;
+    if ((p->rho || (st->has_elastic && p->m)) && (rc = densities(p, st, err)) != PW_OK) return rc;
     if ((rc = height_99(p, st, err)) != PW_OK) return rc;
     return collider_shares(p, h, colliders, n_colliders, t, st, err);
 }
@@ -390,7 +391,7 @@ pw_status pw_stats_cache(const char *path, double link_h, vec3 gravity,
                          const pw_collider_desc *colliders, int n_colliders,
                          pw_frame_stats *st, pw_error *err)
 {
-    static const char *const required[] = {"x", "v", "m", "Jp", "xi"};
+    static const char *const required[] = {"x", "v", "m", "Jp", "xi", "density"};
     static const char *const with_energy[] = {"x",  "v",   "m",       "Jp",     "xi",
                                               "Fe", "V0",  "mu0",     "lambda0", "Jp_min",
                                               "Jp_max"};
@@ -400,10 +401,12 @@ pw_status pw_stats_cache(const char *path, double link_h, vec3 gravity,
     if (rc != PW_OK) return rc;
     int energy = 1;
     for (int k = 5; k < 11; k++) energy &= pw_cache_info_attr(&info, with_energy[k]) != NULL;
+    /* a slim render cache stores the density itself */
+    int stored_rho = !energy && pw_cache_info_attr(&info, "density") != NULL;
     pw_cache_frame cf;
     /* slim render caches hold float32: widened, they measure like full ones */
     rc = energy ? pw_cache_read_f64(path, with_energy, 11, &cf, err)
-                : pw_cache_read_f64(path, required, 5, &cf, err);
+                : pw_cache_read_f64(path, required, 5 + stored_rho, &cf, err);
     if (rc != PW_OK) return rc;
     const pw_cache_attr *x = need_attr(path, &cf, "x", 3, err);
     const pw_cache_attr *v = x ? need_attr(path, &cf, "v", 3, err) : NULL;
@@ -415,10 +418,12 @@ pw_status pw_stats_cache(const char *path, double link_h, vec3 gravity,
     int ok = xi != NULL;
     for (int k = 0; k < 6 && ok && energy; k++)
         ok = (e[k] = need_attr(path, &cf, with_energy[5 + k], e_comp[k], err)) != NULL;
+    const pw_cache_attr *rho = ok && stored_rho ? need_attr(path, &cf, "density", 1, err) : NULL;
+    ok = ok && (rho || !stored_rho);
     if (!ok) rc = err ? err->code : PW_EFORMAT;
     if (rc == PW_OK) {
         pw_stats_particles p = {(size_t)cf.count, x->data, v->data, m->data, jp->data, xi->data,
-                                NULL, NULL, NULL, NULL, NULL, NULL, gravity};
+                                NULL, NULL, NULL, NULL, NULL, NULL, gravity, NULL};
         if (energy) {
             p.Fe = e[0]->data;
             p.V0 = e[1]->data;
@@ -427,6 +432,7 @@ pw_status pw_stats_cache(const char *path, double link_h, vec3 gravity,
             p.Jp_min = e[4]->data;
             p.Jp_max = e[5]->data;
         }
+        if (rho) p.rho = rho->data;
         rc = pw_stats_compute(&p, link_h * cf.h, cf.h, colliders, n_colliders, cf.time, st, err);
         if (rc != PW_OK) pw_error_prefix(err, "%s", path);
     }

@@ -10,8 +10,9 @@
  *      the same bytes for 5-8; with the checkpoints 4 and 8 deleted it resumes from 0,
  *      never from a slim frame, and again writes the same bytes;
  *   5. pw_sim_load refuses a slim cache, naming it; `powder stats` reads slim frames
- *      (and reports no elastic energy there); `powder export ply` of a slim frame gives
- *      the same file as of the full frame. */
+ *      (and reports no elastic energy there, but the density the slim cache stores: the
+ *      full frame's median within float32 rounding); `powder export ply` of a slim frame
+ *      gives the same file as of the full frame. */
 #include <math.h>
 
 #include "check.h"
@@ -21,6 +22,23 @@
 #include "pw_sim.h"
 
 enum { LAST = 8, EVERY = 4 };
+
+/* The number after "key": in a file of `powder stats --json`; NAN when absent or null. */
+static double json_number(const char *path, const char *key)
+{
+    char text[8192] = "", needle[64];
+    FILE *fp = fopen(path, "r");
+    if (fp) {
+        text[fread(text, 1, sizeof text - 1, fp)] = '\0';
+        fclose(fp);
+    }
+    snprintf(needle, sizeof needle, "\"%s\": ", key);
+    const char *at = strstr(text, needle);
+    if (!at) return NAN;
+    char *end;
+    double v = strtod(at + strlen(needle), &end);
+    return end == at + strlen(needle) ? NAN : v;
+}
 
 static long file_size(const char *path)
 {
@@ -169,6 +187,15 @@ int main(void)
     const char *stats[] = {"stats", scene_b, "--output", out_b, "--frames", "5", "--json", NULL};
     CHECK(powder_run(log4, stats) == 0, "stats of a slim frame failed (see %s)", log4);
     CHECK(file_contains(log4, "\"elastic_energy\": null"), "slim frame's elastic energy shown");
+    double rho_slim = json_number(log4, "rho_median");
+    char log5[4096];
+    snprintf(log5, sizeof log5, "%s/stats_a.txt", dir);
+    const char *stats_a[] = {"stats", scene_a, "--output", out_a, "--frames", "5", "--json", NULL};
+    CHECK(powder_run(log5, stats_a) == 0, "stats of a full frame failed (see %s)", log5);
+    double rho_full = json_number(log5, "rho_median");
+    CHECK(rho_full > 100 && fabs(rho_slim - rho_full) <= 1e-6 * rho_full,
+          "slim frame's median density %g, the full frame's %g (%s, %s)", rho_slim, rho_full,
+          log4, log5);
     const char *ply_b[] = {"export", "ply", scene_b, "--output", out_b, "--frames", "5-6", NULL};
     int rc = powder_run(log4, ply_b);
     CHECK(rc == 0, "PLY export of slim frames exited %d (see %s)", rc, log4);
