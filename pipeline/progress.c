@@ -69,21 +69,35 @@ static void charge(pw_progress *p, double from, double to, double dt)
     }
 }
 
-/* Seconds per unit of each stage: measured, else the prior, else the mean of the
- * measured stages, else 1 (nothing known: plain unit counting). */
+/* Seconds per unit of each stage. A stage timed over at least one unit costs what it
+ * measured. One not yet timed costs its prior, else the mean of the stages timed over a
+ * unit, else 1 (nothing known: plain unit counting). One timed over part of a unit pays
+ * what it measured plus that estimate for the rest of the unit: a frame's first tile
+ * also carries the frame's set-up (reading, rasterizing), and extrapolating it alone
+ * priced a 1 s render frame at minutes; with no estimate, its partial rate is all
+ * there is, and it also prices the stages not yet timed. */
 static void unit_costs(const pw_progress_stage *s, int n, double *cost)
 {
-    double sum = 0;
-    int measured = 0;
+    double sum = 0, sum_part = 0;
+    int whole = 0, part = 0;
     for (int k = 0; k < n; k++)
-        if (s[k].measured_units > 0) {
+        if (s[k].measured_units >= 1) {
             sum += s[k].measured_seconds / s[k].measured_units;
-            measured++;
+            whole++;
+        } else if (s[k].measured_units > 0) {
+            sum_part += s[k].measured_seconds / s[k].measured_units;
+            part++;
         }
     for (int k = 0; k < n; k++) {
-        if (s[k].measured_units > 0) cost[k] = s[k].measured_seconds / s[k].measured_units;
-        else if (s[k].prior_seconds > 0) cost[k] = s[k].prior_seconds;
-        else cost[k] = measured ? sum / measured : 1;
+        double mu = s[k].measured_units;
+        int guessed = s[k].prior_seconds > 0 || whole > 0;
+        double guess = s[k].prior_seconds > 0 ? s[k].prior_seconds
+                       : whole                ? sum / whole
+                       : part                 ? sum_part / part /* only partial rates known */
+                                              : 1;
+        if (mu >= 1 || (mu > 0 && !guessed)) cost[k] = s[k].measured_seconds / mu;
+        else if (mu > 0) cost[k] = s[k].measured_seconds + guess * (1 - mu);
+        else cost[k] = guess;
     }
 }
 
@@ -122,6 +136,28 @@ double pw_progress_eta(const pw_progress *p)
     return total_s > done_s ? total_s - done_s : 0;
 }
 
+double pw_progress_shown(const pw_progress *p) { return p->shown; }
+
+/* Moves the shown fraction by the share of the estimated remaining work that the units
+ * [from, to) were, priced at today's costs: constant costs give the weighted fraction
+ * itself; a re-weighing slows or speeds the bar, never moves it back. */
+static void advance_shown(pw_progress *p, double from, double to)
+{
+    if (!(to > from)) return;
+    pw_progress_stage one;
+    const pw_progress_stage *s;
+    int n = stages(p, &s, &one);
+    double cost[PW_PROGRESS_MAX_STAGES], step = 0, left = 0;
+    unit_costs(s, n, cost);
+    for (int k = 0; k < n; k++) {
+        step += cost[k] * overlap(from, to, s[k].first, s[k].first + s[k].units);
+        left += cost[k] * overlap(to, p->total, s[k].first, s[k].first + s[k].units);
+    }
+    double share = step + left > 0 ? step / (step + left) : 1;
+    p->shown += (1 - p->shown) * share;
+    if (left <= 0 || p->shown > 1) p->shown = 1;
+}
+
 static void format_duration(double s, char *buf, size_t n)
 {
     if (!(s >= 0) || s > 360000) snprintf(buf, n, "--:--");
@@ -132,14 +168,12 @@ static void format_duration(double s, char *buf, size_t n)
 static void draw(pw_progress *p, double now)
 {
     if (p->mode == PW_PROGRESS_QUIET) return;
-    double frac = pw_progress_fraction(p);
+    double frac = p->shown;
     int percent = (int)(frac * 100.0);
     double elapsed = now - p->t_start;
 
     if (p->mode == PW_PROGRESS_LINES) {
-        /* re-weighing may move the fraction back; parsers of these lines expect it to
-         * only grow, so a smaller value is held until the work passes it */
-        if (percent <= p->last_percent) return;
+        if (percent <= p->last_percent) return; /* one line a percent */
         p->last_percent = percent;
         fprintf(p->out, "PROGRESS %d%%\n", percent);
         fflush(p->out);
@@ -169,6 +203,7 @@ void pw_progress_update_at(pw_progress *p, double done, const char *label, doubl
     /* an update that completes nothing leaves its time to the next one that does */
     if (done > p->last_done) {
         charge(p, p->last_done, done, t - p->t_last);
+        advance_shown(p, p->last_done, done);
         p->last_done = done;
         p->t_last = t;
     }
@@ -178,7 +213,10 @@ void pw_progress_update_at(pw_progress *p, double done, const char *label, doubl
 void pw_progress_skip_at(pw_progress *p, double done, const char *label, double t)
 {
     if (label) snprintf(p->label, sizeof p->label, "%s", label);
-    if (done > p->last_done) p->last_done = done;
+    if (done > p->last_done) {
+        advance_shown(p, p->last_done, done);
+        p->last_done = done;
+    }
     p->t_last = t;
     draw(p, t);
 }

@@ -34,6 +34,7 @@ typedef struct {
     pw_progress_stage stages[PW_PROGRESS_MAX_STAGES];
     int n_stages;         /* 0: one stage of `total` units */
     double last_done, t_last; /* the previous update: where the timed interval starts */
+    double shown;         /* the fraction displayed: never goes back (pw_progress_shown) */
 } pw_progress;
 
 /* Picks BAR when out is a terminal, LINES otherwise, QUIET when quiet. */
@@ -56,9 +57,17 @@ void pw_progress_update_at(pw_progress *p, double done, const char *label, doubl
 void pw_progress_skip_at(pw_progress *p, double done, const char *label, double t);
 
 /* The weighted fraction done in [0, 1], and the estimated seconds left (< 0: unknown,
- * nothing measured yet). */
+ * nothing measured yet). A stage that has timed less than one unit is priced by what it
+ * measured plus its prior (or the other stages' cost) for the rest of that unit, so the
+ * set-up before a stage's first piece of work is not read as the cost of every unit. */
 double pw_progress_fraction(const pw_progress *p);
 double pw_progress_eta(const pw_progress *p);
+
+/* The fraction the bar and the PROGRESS lines show: it never goes back. Each update
+ * moves it by the share of the estimated remaining work that the update completed, so
+ * when a stage turns out dearer than estimated the bar slows instead of jumping back,
+ * and it reaches 1 exactly when the work is done. */
+double pw_progress_shown(const pw_progress *p);
 
 /* Ends the bar's line (so later messages start on a fresh line). */
 void pw_progress_finish(pw_progress *p);
