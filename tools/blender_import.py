@@ -1,10 +1,15 @@
 """Imports Powder's exports into Blender (3.4 as Debian 12 ships it, and 4.x).
 
-    blender -b --factory-startup -P tools/blender_import.py -- \\
+    blender -b --factory-startup --python-exit-code 1 -P tools/blender_import.py -- \\
         --vdb 'out/shot/shot.####.vdb' --ply 'out/shot/shot.####.ply' --frames 0-24 \\
         [--scene shot.json] [--bounces 128] [--save shot.blend] [--report]
 
+(--python-exit-code 1: without it Blender exits 0 after a Python traceback.)
+
 What it does, each step a user would otherwise do by hand:
+- Inputs first: every file the frame range names (each frame's .vdb and .ply, the
+  scene) must exist, or the script exits 1 with one line naming the missing ones
+  (Blender would otherwise show a missing .vdb frame as an empty frame, silently).
 - VDB (`powder export vdb`): one volume object holding the numbered sequence, with its
   Start set so that Blender frame N shows Powder frame N (Blender plays a sequence from
   frame 1 by default: frame 8 would show file 0007), rotated +90 degrees about X
@@ -12,7 +17,12 @@ What it does, each step a user would otherwise do by hand:
   medium: density factor sigma_t / rho_ref (724 / 400 = 1.81 per kg/m^3), colour = the
   single-scattering albedo (0.9, 0.95, 1.0), anisotropy = the HG g (0.5); read from
   the scene's render.medium with --scene. Cycles with --bounces volume bounces (128:
-  Blender's default of 0 renders packed snow dark grey).
+  Blender's default of 0 renders packed snow dark grey). The saved .blend refers to
+  the .vdb files relative to itself (//out/shot/shot.0000.vdb for a .blend beside
+  out/), computed by Blender's save from the absolute path the script imports.
+- Cycles denoising is turned off when this Blender's Cycles has no OpenImageDenoise
+  (Debian 12's 3.4 has none, and its renders stop with "Build without
+  OpenImageDenoiser"); where it has it, denoising stays as Blender sets it.
 - PLY (`powder export ply`): one point mesh per frame, shown only on its own frame,
   same rotation. The file is read here (Powder's binary little-endian PLY: x y z vx vy
   vz density jp as float32), because Blender 3.4's importer (bpy.ops.import_mesh.ply)
@@ -61,6 +71,14 @@ def parse_args(argv):
     return opt
 
 
+def missing_inputs(opt):
+    """The files the options name that do not exist, in frame order."""
+    want = [opt["scene"]] if opt["scene"] else []
+    for f in range(opt["first"], opt["last"] + 1):
+        want += [frame_path(opt[k], f) for k in ("vdb", "ply") if opt[k]]
+    return [p for p in want if not os.path.isfile(p)]
+
+
 def frame_path(pattern, frame):
     """Powder's #### patterns: the run of '#' is the zero-padded frame number."""
     m = re.search(r"#+", pattern)
@@ -83,11 +101,14 @@ def medium(scene_path):
 
 
 def import_vdb(opt):
-    first = frame_path(opt["vdb"], opt["first"])
+    # absolute here; the save (relative_remap) makes it relative to the .blend. A path
+    # relative to the working directory would be made relative on save as if it
+    # started at / (the .blend then pointed at //../../../out/...).
+    first = os.path.abspath(frame_path(opt["vdb"], opt["first"]))
     files = [os.path.basename(frame_path(opt["vdb"], f))
              for f in range(opt["first"], opt["last"] + 1)]
     bpy.ops.object.volume_import(filepath=first, directory=os.path.dirname(first) + os.sep,
-                                 files=[{"name": n} for n in files])
+                                 files=[{"name": n} for n in files], relative_path=False)
     obj = bpy.context.selected_objects[0]
     vol = obj.data
     # Blender plays file (frame - Start + Offset + 1) of the sequence, counting files
@@ -201,8 +222,24 @@ def fmt(v):
     return " ".join("%.6f" % x for x in v)
 
 
+def cycles_has_oidn():
+    """Whether this Blender's Cycles was built with OpenImageDenoise (its CPU denoiser).
+    _cycles is Cycles' own module (3.x and 4.x); when it cannot tell, assume it has."""
+    try:
+        import _cycles
+    except ImportError:
+        return True
+    return bool(getattr(_cycles, "with_openimagedenoise", True))
+
+
 def main():
     opt = parse_args(sys.argv)
+    missing = missing_inputs(opt)
+    if missing:
+        shown = ", ".join(missing[:8]) + (" and %d more" % (len(missing) - 8)
+                                          if len(missing) > 8 else "")
+        sys.exit("blender_import.py: missing input file%s: %s"
+                 % ("s" if len(missing) > 1 else "", shown))
     scene = bpy.context.scene
     for obj in list(scene.objects):  # the factory startup's cube, camera and light stay
         if obj.type == "MESH" and obj.name == "Cube":
@@ -211,6 +248,10 @@ def main():
     scene.render.engine = "CYCLES"
     scene.cycles.volume_bounces = opt["bounces"]
     scene.cycles.max_bounces = max(scene.cycles.max_bounces, opt["bounces"])
+    if scene.cycles.use_denoising and not cycles_has_oidn():
+        scene.cycles.use_denoising = False
+        print("blender_import.py: this Blender's Cycles has no OpenImageDenoise: "
+              "render denoising turned off")
     fps = None
     if opt["scene"]:
         with open(opt["scene"]) as f:
@@ -245,7 +286,8 @@ def main():
                 print("frame %d ply %s min %s max %s shown %s" % (f, obj.name, fmt(lo), fmt(hi),
                                                                   ",".join(shown)))
     if opt["save"]:
-        bpy.ops.wm.save_as_mainfile(filepath=os.path.abspath(opt["save"]))
+        # relative_remap (the default): paths become relative to the .blend
+        bpy.ops.wm.save_as_mainfile(filepath=os.path.abspath(opt["save"]), relative_remap=True)
 
 
 main()
