@@ -39,7 +39,15 @@
 #include "pw_error.h"
 #include "pw_math.h"
 
-#define PW_STATS_LINK_H 0.7 /* default link distance [h] */
+#define PW_STATS_LINK_H 0.7 /* default link distance [h] at 8 particles per cell */
+
+/* The default link distance [h] for snow seeded at ppc particles per cell:
+ * 0.7 h (8 / ppc)^0.6, never below PW_STATS_LINK_H (0.7 h at 8 per cell and above,
+ * 0.93 h at 5, 1.06 h at 4). Seeding is jittered, so the link must span the tail of
+ * the neighbour distances, which grows faster than the mean spacing h / cbrt(ppc) as
+ * ppc falls; a fixed 0.7 h split an intact ball at 4 per cell into 42 fragments
+ * (sim/docs/stats-default-link.md). */
+double pw_stats_default_link_h(double ppc);
 #define PW_STATS_SHARE 0.01 /* a "large" fragment holds at least this share of particles */
 #define PW_STATS_MAX_COLLIDERS 16
 #define PW_STATS_BROKEN 0.01 /* hardening factor below which a particle holds nothing */

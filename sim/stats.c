@@ -278,6 +278,12 @@ static pw_status collider_shares(const pw_stats_particles *p, double h,
     return PW_OK;
 }
 
+double pw_stats_default_link_h(double ppc)
+{
+    double link = ppc > 0 ? PW_STATS_LINK_H * pow(8 / ppc, 0.6) : PW_STATS_LINK_H;
+    return link > PW_STATS_LINK_H ? link : PW_STATS_LINK_H;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

@@ -23,12 +23,16 @@
  *    chunk is 0.2^2 + 0.2^2 + 0.4^2 = 0.24 exactly; J_P 1.069 (factor 0.502) is still
  *    sound (chunks of 500 and 400: 0.41), 1.07 (0.497) weak. Without xi nothing is
  *    weak and the mean chunk is the fragments' sum of squared shares.
- * 8. Height: see height_percentile. */
+ * 8. Height: see height_percentile.
+ * 9. The default link follows the seeding: an intact seeded ball is one fragment at 4,
+ *    5, 6 and 8 particles per cell with pw_stats_default_link_h (a fixed 0.7 h split
+ *    it at 4 per cell, which is shown too). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "pw_stats.h"
+#include "seed.h"
 
 static double urand(uint64_t *s)
 {
@@ -346,6 +350,49 @@ static void height_percentile(void)
     CHECK(st.top99 == x[0].y, "top99 of one particle: %.17g", st.top99);
 }
 
+static size_t ball_fragments(double ppc, double link_h)
+{
+    const double h = 0.02;
+    pw_body_desc b;
+    memset(&b, 0, sizeof b);
+    pw_shape_init(&b.add[0], PW_SHAPE_SPHERE);
+    b.add[0].center = v3(0.013, 0.207, -0.031);
+    b.add[0].radius = 0.15;
+    b.n_add = 1;
+    b.particles_per_cell = ppc;
+    b.seed = 17;
+    pw_material mat;
+    pw_material_default(&mat);
+    pw_seeded s = {0};
+    pw_error err = {0};
+    size_t fragments = 0;
+    CHECK(pw_seed_body(&b, &mat, h, &s, &err) == PW_OK, "9: seed: %s", err.msg);
+    pw_stats_particles p = {s.n, s.x, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                            NULL, {0, 0, 0}, NULL};
+    pw_frame_stats st;
+    if (s.n && pw_stats_compute(&p, link_h * h, h, NULL, 0, 0.0, &st, &err) == PW_OK)
+        fragments = st.fragments;
+    pw_seeded_free(&s);
+    return fragments;
+}
+
+static void link_follows_seeding(void)
+{
+    const double ppcs[] = {4, 5, 6, 8};
+    for (int k = 0; k < 4; k++) {
+        double link = pw_stats_default_link_h(ppcs[k]);
+        size_t n = ball_fragments(ppcs[k], link);
+        printf("intact ball at %g particles per cell: %zu fragment(s) at the default link "
+               "%.3f h\n", ppcs[k], n, link);
+        CHECK(n == 1, "an intact ball at %g per cell counts %zu fragments", ppcs[k], n);
+    }
+    CHECK(pw_stats_default_link_h(8) == PW_STATS_LINK_H, "the default at 8 per cell moved");
+    size_t fixed = ball_fragments(4, PW_STATS_LINK_H);
+    printf("the same ball at 4 per cell with a fixed 0.7 h: %zu fragments\n", fixed);
+    CHECK(fixed > 1, "a fixed 0.7 h no longer splits the ball (%zu): the case shows nothing",
+          fixed);
+}
+
 int main(void)
 {
     random_clouds();
@@ -354,5 +401,6 @@ int main(void)
     cracks_split_pieces();
     energies();
     height_percentile();
+    link_follows_seeding();
     return check_done("stats_counts_fragments");
 }
