@@ -1,11 +1,23 @@
-/* cli.c — command-line tokens and exit status; see cli.h. */
+/* cli.c — command-line tokens, usage errors and exit status; see cli.h. */
 #include "cli.h"
 
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-int pw_cli_next(int argc, char **argv, int *a, const char *const *with_value, pw_cli_token *tok,
-                char *msg, size_t msg_size)
+/* 1 when options lists " name " (a flag), 2 when " name= " (takes a value), else 0. */
+static int option_kind(const char *options, const char *name)
+{
+    char word[80];
+    snprintf(word, sizeof word, " %s ", name);
+    if (strstr(options, word)) return 1;
+    snprintf(word, sizeof word, " %s= ", name);
+    return strstr(options, word) ? 2 : 0;
+}
+
+int pw_cli_next(const char *command, const char *options, int argc, char **argv, int *a,
+                pw_cli_token *tok)
 {
     const char *arg = argv[*a];
     memset(tok, 0, sizeof *tok);
@@ -16,17 +28,24 @@ int pw_cli_next(int argc, char **argv, int *a, const char *const *with_value, pw
     const char *eq = strchr(arg, '=');
     size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
     if (len >= sizeof tok->name_buf) {
-        snprintf(msg, msg_size, "unknown option '%.80s'", arg);
+        pw_cli_unknown_option(command, arg);
         return 0;
     }
     memcpy(tok->name_buf, arg, len);
     tok->name_buf[len] = '\0';
+    const char *full = !strcmp(tok->name_buf, "-h")   ? "--help"
+                       : !strcmp(tok->name_buf, "-q") ? "--quiet"
+                                                      : tok->name_buf;
+    int kind = !strcmp(full, "--help") ? 1 : option_kind(options, full);
+    if (!kind) {
+        pw_cli_unknown_option(command, tok->name_buf); /* as typed */
+        return 0;
+    }
+    if (full != tok->name_buf) snprintf(tok->name_buf, sizeof tok->name_buf, "%s", full);
     tok->name = tok->name_buf;
-    int needs = 0;
-    for (int k = 0; with_value[k]; k++) needs |= !strcmp(tok->name, with_value[k]);
-    if (!needs) {
+    if (kind == 1) {
         if (eq) {
-            snprintf(msg, msg_size, "%s takes no value", tok->name);
+            pw_cli_usage_error(command, "%s takes no value", tok->name);
             return 0;
         }
         return 1;
@@ -34,13 +53,68 @@ int pw_cli_next(int argc, char **argv, int *a, const char *const *with_value, pw
     if (eq) tok->value = eq + 1;
     else if (*a + 1 < argc) tok->value = argv[++*a];
     else {
-        snprintf(msg, msg_size, "%s needs a value", tok->name);
+        pw_cli_usage_error(command, "%s needs a value", tok->name);
         return 0;
     }
     if (!*tok->value) {
-        snprintf(msg, msg_size, "%s needs a non-empty value", tok->name);
+        pw_cli_usage_error(command, "%s needs a non-empty value", tok->name);
         return 0;
     }
+    return 1;
+}
+
+void pw_cli_usage_error(const char *command, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "powder %s: %s\n", command, msg);
+}
+
+void pw_cli_unknown_option(const char *command, const char *option)
+{
+    pw_cli_usage_error(command, "'%.80s' is not an option of %s (see powder %s --help)", option,
+                       command, command);
+}
+
+void pw_cli_extra_argument(const char *command, const char *arg, const char *takes)
+{
+    pw_cli_usage_error(command, "unexpected argument '%.200s' (%s takes %s; see powder %s --help)",
+                       arg, command, takes, command);
+}
+
+void pw_cli_missing_argument(const char *command, const char *what)
+{
+    pw_cli_usage_error(command, "%s is required (see powder %s --help)", what, command);
+}
+
+int pw_cli_int(const char *command, const char *name, const char *value, int lo, int hi,
+               int *out)
+{
+    char *end;
+    long x = strtol(value, &end, 10);
+    if (!*value || *end || x < lo || x > hi) {
+        pw_cli_usage_error(command, "%s '%.80s': expected a whole number in [%d, %d]", name, value,
+                           lo, hi);
+        return 0;
+    }
+    *out = (int)x;
+    return 1;
+}
+
+int pw_cli_double(const char *command, const char *name, const char *value, double lo,
+                  double hi, double *out)
+{
+    char *end;
+    double x = strtod(value, &end);
+    if (!*value || *end || !(x >= lo && x <= hi)) {
+        pw_cli_usage_error(command, "%s '%.80s': expected a number in [%g, %g]", name, value, lo,
+                           hi);
+        return 0;
+    }
+    *out = x;
     return 1;
 }
 

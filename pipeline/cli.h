@@ -1,6 +1,6 @@
 /* cli.h — what every `powder` subcommand shares on the command line: splitting the
- * arguments into options ("--name value", "--name=value", flags) and positionals, and
- * the exit status that a pw_status maps to. */
+ * arguments into options ("--name value", "--name=value", flags) and positionals, the
+ * words of every usage error, and the exit status that a pw_status maps to. */
 #ifndef PW_CLI_H
 #define PW_CLI_H
 
@@ -16,12 +16,49 @@ typedef struct {
     char name_buf[64];
 } pw_cli_token;
 
-/* Reads the argument at argv[*a] into *tok; an option listed in with_value (NULL
- * terminated) takes the rest after '=' or the next argument, and *a is advanced past
- * it. Returns 1, or 0 with the problem in msg ("--frames needs a value", "--quiet takes
- * no value", "--look needs a non-empty value"). */
-int pw_cli_next(int argc, char **argv, int *a, const char *const *with_value, pw_cli_token *tok,
-                char *msg, size_t msg_size);
+/* Reads the argument at argv[*a] into *tok. options lists the options of command,
+ * each between spaces, with a trailing '=' on those that take a value:
+ * " --frames= --quiet ". Such an option takes the rest after '=' or the next argument,
+ * and *a is advanced past it. --help (and -h) is an option of every command; -h and -q
+ * are read as --help and --quiet. Returns 1, or prints the problem as
+ * pw_cli_usage_error does (pw_cli_unknown_option, "--frames needs a value", "--quiet
+ * takes no value", "--look needs a non-empty value") and returns 0. */
+int pw_cli_next(const char *command, const char *options, int argc, char **argv, int *a,
+                pw_cli_token *tok);
+
+/* ---- usage errors: one wording for every command ----------------------------------
+ * Each prints one line "powder <command>: <problem>" on stderr; the caller exits with
+ * PW_EXIT_USAGE. */
+
+/* Prints the printf-formatted problem. */
+void pw_cli_usage_error(const char *command, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* "'--steps' is not an option of render (see powder render --help)". */
+void pw_cli_unknown_option(const char *command, const char *option);
+
+/* "unexpected argument 'b.json' (sim takes one scene file; see powder sim --help)";
+ * takes says what the command does take ("one scene file"). */
+void pw_cli_extra_argument(const char *command, const char *arg, const char *takes);
+
+/* "a scene file is required (see powder sim --help)"; what is "a scene file". */
+void pw_cli_missing_argument(const char *command, const char *what);
+
+/* Reads value, the value of option name, as a whole number in [lo, hi] into *out and
+ * returns 1; otherwise prints "--threads 'x': expected a whole number in [1, 1024]"
+ * and returns 0. */
+int pw_cli_int(const char *command, const char *name, const char *value, int lo, int hi,
+               int *out);
+
+/* As pw_cli_int for a number in [lo, hi]: "--exposure 'x': expected a number in
+ * [-30, 30]". */
+int pw_cli_double(const char *command, const char *name, const char *value, double lo,
+                  double hi, double *out);
+
+/* ---- exit status ------------------------------------------------------------------ */
 
 /* 2 (bad usage or input) for PW_EINVAL, PW_EFORMAT, PW_EUNSUPPORTED and PW_ENOENT (a
  * named scene, look, cache or EXR that does not exist), 1 otherwise: the work failed,

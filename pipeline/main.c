@@ -25,7 +25,7 @@ enum { EXIT_WORK = PW_EXIT_WORK, EXIT_USAGE = PW_EXIT_USAGE };
 
 typedef struct {
     const char *command;
-    const char *positional[4];
+    const char **positional; /* argc entries: png takes any number of files */
     int n_positional;
     const char *frames, *look, *output;
     int threads, quiet, force, resume, png, help;
@@ -110,118 +110,91 @@ static void command_help(const char *cmd)
         fputs(usage_text, stdout);
 }
 
-static int parse_int_arg(const char *name, const char *v, int lo, int hi, int *out)
-{
-    char *end;
-    long x = strtol(v, &end, 10);
-    if (!*v || *end || x < lo || x > hi) {
-        fprintf(stderr, "powder: %s '%s': expected a whole number in [%d, %d]\n", name, v, lo, hi);
-        return 0;
-    }
-    *out = (int)x;
-    return 1;
-}
+/* The options and positionals each command takes; any other is refused rather than
+ * ignored. */
+typedef struct {
+    const char *command;
+    const char *options; /* for pw_cli_next: " --frames= --quiet " */
+    int max_positional;  /* -1: any number */
+    const char *takes;   /* its positionals, for the message on one too many */
+} command_spec;
 
-static int parse_double_arg(const char *name, const char *v, double lo, double hi, double *out)
-{
-    char *end;
-    double x = strtod(v, &end);
-    if (!*v || *end || !(x >= lo && x <= hi)) {
-        fprintf(stderr, "powder: %s '%s': expected a number in [%g, %g]\n", name, v, lo, hi);
-        return 0;
-    }
-    *out = x;
-    return 1;
-}
+static const command_spec command_table[] = {
+    {"run", " --frames= --threads= --quiet --force --png --half --float --output="
+            " --max-memory= --spp= --resolution= --seed= ", 1, "at most one scene file"},
+    {"sim", " --frames= --threads= --quiet --force --resume --output= --max-memory= ", 1,
+     "one scene file"},
+    {"render", " --look= --frames= --threads= --quiet --resume --png --half --float --output="
+               " --spp= --resolution= --seed= ", 1, "one scene file"},
+    {"turntable", " --frame= --steps= --radius= --elevation= --spp= --resolution= --output="
+                  " --threads= --quiet --half --float ", 1, "one scene file"},
+    {"info", " ", 1, "one cache file"},
+    {"png", " --exposure= --quiet ", -1, "EXR files"},
+};
 
-/* The options each command uses; any other is refused rather than ignored. */
-static int option_allowed(const char *command, const char *name)
+static const command_spec *find_command(const char *command)
 {
-    static const struct {
-        const char *command, *options;
-    } table[] = {
-        {"run", " --frames --threads --quiet --force --png --half --float --output --max-memory"
-                " --spp --resolution --seed "},
-        {"sim", " --frames --threads --quiet --force --resume --output --max-memory "},
-        {"render", " --look --frames --threads --quiet --resume --png --half --float --output"
-                   " --spp --resolution --seed "},
-        {"turntable", " --frame --steps --radius --elevation --spp --resolution --output"
-                      " --threads --quiet --half --float "},
-        {"info", " "},
-        {"png", " --exposure --quiet "},
-    };
-    if (!strcmp(name, "--help") || !strcmp(name, "-h")) return 1;
-    if (!strcmp(name, "-q")) name = "--quiet";
-    char word[64];
-    snprintf(word, sizeof word, " %s ", name);
-    for (size_t k = 0; k < sizeof table / sizeof *table; k++)
-        if (!strcmp(table[k].command, command)) return strstr(table[k].options, word) != NULL;
-    return 0;
+    for (size_t k = 0; k < sizeof command_table / sizeof *command_table; k++)
+        if (!strcmp(command_table[k].command, command)) return &command_table[k];
+    return NULL;
 }
 
 /* Returns 1 on success; prints the problem and returns 0 otherwise. */
 static int parse_options(int argc, char **argv, options *o)
 {
-    static const char *const with_value[] = {"--frames", "--threads", "--look", "--output",
-                                             "--frame", "--steps", "--radius", "--elevation",
-                                             "--spp", "--resolution", "--exposure", "--max-memory",
-                                             "--seed", NULL};
+    const char *cmd = o->command;
+    const command_spec *spec = find_command(cmd);
     for (int a = 2; a < argc; a++) {
         const char *arg = argv[a];
         pw_cli_token tok;
-        char msg[128];
-        if (!pw_cli_next(argc, argv, &a, with_value, &tok, msg, sizeof msg)) {
-            fprintf(stderr, "powder %s: %s\n", o->command, msg);
-            return 0;
-        }
+        if (!pw_cli_next(cmd, spec->options, argc, argv, &a, &tok)) return 0;
         if (!tok.name) {
-            if (o->n_positional == 4) {
-                fprintf(stderr, "powder %s: too many arguments ('%s')\n", o->command, arg);
+            if (o->n_positional == spec->max_positional) {
+                pw_cli_extra_argument(cmd, arg, spec->takes);
                 return 0;
             }
             o->positional[o->n_positional++] = arg;
             continue;
         }
         const char *name = tok.name, *value = tok.value;
-        if (!option_allowed(o->command, name)) {
-            fprintf(stderr, "powder %s: '%s' is not an option of %s (see powder %s --help)\n",
-                    o->command, name, o->command, o->command);
-            return 0;
-        }
-        if (!strcmp(name, "--help") || !strcmp(name, "-h")) o->help = 1;
-        else if (!strcmp(name, "--quiet") || !strcmp(name, "-q")) o->quiet = 1;
+        if (!strcmp(name, "--help")) o->help = 1;
+        else if (!strcmp(name, "--quiet")) o->quiet = 1;
         else if (!strcmp(name, "--force")) o->force = 1;
         else if (!strcmp(name, "--resume")) o->resume = 1;
         else if (!strcmp(name, "--png")) o->png = 1;
-        else if (!strcmp(name, "--half") || !strcmp(name, "--float")) o->beauty = name[2];
-        else if (!strcmp(name, "--frames")) o->frames = value;
+        else if (!strcmp(name, "--half") || !strcmp(name, "--float")) {
+            if (o->beauty && o->beauty != name[2]) {
+                pw_cli_usage_error(cmd, "--half and --float exclude each other: give one");
+                return 0;
+            }
+            o->beauty = name[2];
+        } else if (!strcmp(name, "--frames")) o->frames = value;
         else if (!strcmp(name, "--look")) o->look = value;
         else if (!strcmp(name, "--output")) o->output = value;
         else if (!strcmp(name, "--threads")) {
-            if (!parse_int_arg(name, value, 1, 1024, &o->threads)) return 0;
+            if (!pw_cli_int(cmd, name, value, 1, 1024, &o->threads)) return 0;
         } else if (!strcmp(name, "--frame")) {
-            if (!parse_int_arg(name, value, -1000000, 1000000, &o->frame)) return 0;
+            if (!pw_cli_int(cmd, name, value, -1000000, 1000000, &o->frame)) return 0;
             o->frame_set = 1;
         } else if (!strcmp(name, "--steps")) {
-            if (!parse_int_arg(name, value, 1, 3600, &o->steps)) return 0;
+            if (!pw_cli_int(cmd, name, value, 1, 3600, &o->steps)) return 0;
         } else if (!strcmp(name, "--spp")) {
-            if (!parse_int_arg(name, value, 1, 1 << 20, &o->spp)) return 0;
+            if (!pw_cli_int(cmd, name, value, 1, 1 << 20, &o->spp)) return 0;
         } else if (!strcmp(name, "--seed")) {
             char *end;
             unsigned long long x = strtoull(value, &end, 10);
             if (!*value || *end || value[0] == '-') {
-                fprintf(stderr, "powder %s: --seed '%s': expected a whole number >= 0\n",
-                        o->command, value);
+                pw_cli_usage_error(cmd, "--seed '%s': expected a whole number >= 0", value);
                 return 0;
             }
             o->seed = x;
             o->seed_set = 1;
         } else if (!strcmp(name, "--radius")) {
-            if (!parse_double_arg(name, value, 1e-6, 1e6, &o->radius)) return 0;
+            if (!pw_cli_double(cmd, name, value, 1e-6, 1e6, &o->radius)) return 0;
         } else if (!strcmp(name, "--elevation")) {
-            if (!parse_double_arg(name, value, -89, 89, &o->elevation_deg)) return 0;
+            if (!pw_cli_double(cmd, name, value, -89, 89, &o->elevation_deg)) return 0;
         } else if (!strcmp(name, "--exposure")) {
-            if (!parse_double_arg(name, value, -30, 30, &o->exposure)) return 0;
+            if (!pw_cli_double(cmd, name, value, -30, 30, &o->exposure)) return 0;
         } else if (!strcmp(name, "--max-memory")) {
             char *end;
             double x = strtod(value, &end);
@@ -232,8 +205,8 @@ static int parse_options(int argc, char **argv, options *o)
             else if (*end == 'T' || *end == 't') unit = 1024.0 * 1024 * 1024 * 1024, end++;
             if (*end == 'B' || *end == 'b') end++;
             if (end == value || *end || !(x > 0)) {
-                fprintf(stderr, "powder %s: --max-memory '%s': expected a size like 512M or 16G\n",
-                        o->command, value);
+                pw_cli_usage_error(cmd, "--max-memory '%s': expected a size like 512M or 16G",
+                                   value);
                 return 0;
             }
             o->max_memory = x * unit;
@@ -242,15 +215,14 @@ static int parse_options(int argc, char **argv, options *o)
             char extra;
             if (sscanf(value, "%dx%d%c", &w, &h, &extra) != 2 || w < 1 || h < 1 || w > 16384 ||
                 h > 16384) {
-                fprintf(stderr, "powder %s: --resolution '%s': expected WxH, e.g. 320x180\n",
-                        o->command, value);
+                pw_cli_usage_error(cmd, "--resolution '%s': expected WxH, each in [1, 16384], "
+                                        "e.g. 320x180", value);
                 return 0;
             }
             o->width_px = w;
             o->height_px = h;
         } else {
-            fprintf(stderr, "powder %s: unknown option '%s' (see powder %s --help)\n", o->command,
-                    arg, o->command);
+            pw_cli_unknown_option(cmd, name);
             return 0;
         }
     }
@@ -268,8 +240,7 @@ static int load_scene(const options *o, int allow_default, pw_scene *sc)
     pw_error err = {0};
     if (o->n_positional == 0) {
         if (!allow_default) {
-            fprintf(stderr, "powder %s: a scene file is required (see powder %s --help)\n",
-                    o->command, o->command);
+            pw_cli_missing_argument(o->command, "a scene file");
             return EXIT_USAGE;
         }
         pw_scene_default(sc);
@@ -456,8 +427,8 @@ static int cmd_turntable(const options *o, pw_scene *sc, int unused)
     t.height_px = o->height_px ? o->height_px : 180;
     t.spp = o->spp ? o->spp : 16;
     if (t.frame < sc->frame_start || t.frame > sc->frame_end) {
-        fprintf(stderr, "powder turntable: --frame %d outside the shot's %d-%d\n", t.frame,
-                sc->frame_start, sc->frame_end);
+        pw_cli_usage_error("turntable", "--frame %d outside the shot's %d-%d", t.frame,
+                           sc->frame_start, sc->frame_end);
         return EXIT_USAGE;
     }
     pw_progress progress;
@@ -506,7 +477,7 @@ static void print_cache_info(const char *path, const pw_cache_info *info)
 static int cmd_info(const options *o)
 {
     if (o->n_positional != 1) {
-        fprintf(stderr, "powder info: expected one cache file (see powder info --help)\n");
+        pw_cli_missing_argument("info", "a cache file");
         return EXIT_USAGE;
     }
     pw_error err = {0};
@@ -519,7 +490,7 @@ static int cmd_info(const options *o)
 static int cmd_png(const options *o)
 {
     if (o->n_positional < 1) {
-        fprintf(stderr, "powder png: expected EXR files (see powder png --help)\n");
+        pw_cli_missing_argument("png", "an EXR file");
         return EXIT_USAGE;
     }
     for (int k = 0; k < o->n_positional; k++) {
@@ -548,22 +519,26 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "stats")) return pw_main_stats(argc, argv);
     options o = {0};
     o.command = argv[1];
-    static const char *const commands[] = {"run", "sim", "render", "turntable", "info", "png", NULL};
-    int known = 0;
-    for (int k = 0; commands[k]; k++) known |= !strcmp(o.command, commands[k]);
-    if (!known) {
+    if (!find_command(o.command)) {
         fprintf(stderr, "powder: unknown command '%s'\n\n%s", o.command, usage_text);
         return EXIT_USAGE;
     }
-    if (!parse_options(argc, argv, &o)) return EXIT_USAGE;
-    if (o.help) {
-        command_help(o.command);
-        return 0;
+    o.positional = calloc((size_t)argc, sizeof *o.positional);
+    if (!o.positional) {
+        fprintf(stderr, "powder: out of memory\n");
+        return EXIT_WORK;
     }
-    if (!strcmp(o.command, "run")) return with_scene(&o, cmd_sim_or_run, 1);
-    if (!strcmp(o.command, "sim")) return with_scene(&o, cmd_sim_or_run, 0);
-    if (!strcmp(o.command, "render")) return with_scene(&o, cmd_render, 0);
-    if (!strcmp(o.command, "turntable")) return with_scene(&o, cmd_turntable, 0);
-    if (!strcmp(o.command, "info")) return cmd_info(&o);
-    return cmd_png(&o);
+    int rc;
+    if (!parse_options(argc, argv, &o)) rc = EXIT_USAGE;
+    else if (o.help) {
+        command_help(o.command);
+        rc = 0;
+    } else if (!strcmp(o.command, "run")) rc = with_scene(&o, cmd_sim_or_run, 1);
+    else if (!strcmp(o.command, "sim")) rc = with_scene(&o, cmd_sim_or_run, 0);
+    else if (!strcmp(o.command, "render")) rc = with_scene(&o, cmd_render, 0);
+    else if (!strcmp(o.command, "turntable")) rc = with_scene(&o, cmd_turntable, 0);
+    else if (!strcmp(o.command, "info")) rc = cmd_info(&o);
+    else rc = cmd_png(&o);
+    free(o.positional);
+    return rc;
 }

@@ -120,33 +120,28 @@ static int parse(int argc, char **argv, export_options *o)
 {
     memset(o, 0, sizeof *o);
     int n_pos = 0;
-    static const char *const with_value[] = {"--frames", "--output", NULL};
+    static const char *const options = " --frames= --output= --quiet ";
     for (int a = 2; a < argc; a++) {
         const char *arg = argv[a];
         pw_cli_token tok;
-        char msg[128];
-        if (!pw_cli_next(argc, argv, &a, with_value, &tok, msg, sizeof msg)) {
-            fprintf(stderr, "powder export: %s\n", msg);
-            return 0;
-        }
+        if (!pw_cli_next("export", options, argc, argv, &a, &tok)) return 0;
         if (!tok.name) {
             if (n_pos == 0) o->format = arg;
             else if (n_pos == 1) o->scene = arg;
             else {
-                fprintf(stderr, "powder export: too many arguments ('%s')\n", arg);
+                pw_cli_extra_argument("export", arg, "a format and one scene file");
                 return 0;
             }
             n_pos++;
             continue;
         }
         const char *name = tok.name, *value = tok.value;
-        if (!strcmp(name, "--help") || !strcmp(name, "-h")) o->help = 1;
-        else if (!strcmp(name, "--quiet") || !strcmp(name, "-q")) o->quiet = 1;
+        if (!strcmp(name, "--help")) o->help = 1;
+        else if (!strcmp(name, "--quiet")) o->quiet = 1;
         else if (!strcmp(name, "--frames")) o->frames = value;
         else if (!strcmp(name, "--output")) o->output = value;
         else {
-            fprintf(stderr, "powder export: unknown option '%s' (see powder export --help)\n",
-                    arg);
+            pw_cli_unknown_option("export", name);
             return 0;
         }
     }
@@ -260,18 +255,18 @@ int pw_main_export(int argc, char **argv)
         return 0;
     }
     if (!o.format || (strcmp(o.format, "vdb") && strcmp(o.format, "ply"))) {
-        fprintf(stderr, "powder export: expected a format, vdb or ply (%s); see powder export "
-                "--help\n", o.format ? o.format : "none given");
+        pw_cli_usage_error("export", "expected a format, vdb or ply (%s); see powder export --help",
+                           o.format ? o.format : "none given");
         return EXIT_USAGE;
     }
 #ifndef POWDER_HAVE_VDB
     if (!strcmp(o.format, "vdb")) {
-        fprintf(stderr, "powder export: %s\n", no_vdb_text);
+        pw_cli_usage_error("export", "%s", no_vdb_text);
         return EXIT_USAGE;
     }
 #endif
     if (!o.scene) {
-        fprintf(stderr, "powder export: a scene file is required (see powder export --help)\n");
+        pw_cli_missing_argument("export", "a scene file");
         return EXIT_USAGE;
     }
     /* A scene is a few megabytes: it lives on the heap, never on the stack. */

@@ -62,38 +62,28 @@ static int parse(int argc, char **argv, stats_options *o)
 {
     memset(o, 0, sizeof *o);
     o->link_h = PW_STATS_LINK_H;
-    static const char *const with_value[] = {"--frames", "--output", "--link", NULL};
+    static const char *const options = " --frames= --output= --link= --json ";
     for (int a = 2; a < argc; a++) {
         const char *arg = argv[a];
         pw_cli_token tok;
-        char msg[128];
-        if (!pw_cli_next(argc, argv, &a, with_value, &tok, msg, sizeof msg)) {
-            fprintf(stderr, "powder stats: %s\n", msg);
-            return 0;
-        }
+        if (!pw_cli_next("stats", options, argc, argv, &a, &tok)) return 0;
         if (!tok.name) {
             if (o->scene) {
-                fprintf(stderr, "powder stats: too many arguments ('%s')\n", arg);
+                pw_cli_extra_argument("stats", arg, "one scene file");
                 return 0;
             }
             o->scene = arg;
             continue;
         }
         const char *name = tok.name, *value = tok.value;
-        if (!strcmp(name, "--help") || !strcmp(name, "-h")) o->help = 1;
+        if (!strcmp(name, "--help")) o->help = 1;
         else if (!strcmp(name, "--json")) o->json = 1;
         else if (!strcmp(name, "--frames")) o->frames = value;
         else if (!strcmp(name, "--output")) o->output = value;
         else if (!strcmp(name, "--link")) {
-            char *end;
-            o->link_h = strtod(value, &end);
-            if (!*value || *end || !(o->link_h >= 0.01 && o->link_h <= 10)) {
-                fprintf(stderr, "powder stats: --link '%s': expected a number of grid spacings "
-                        "in [0.01, 10]\n", value);
-                return 0;
-            }
+            if (!pw_cli_double("stats", name, value, 0.01, 10, &o->link_h)) return 0;
         } else {
-            fprintf(stderr, "powder stats: unknown option '%s' (see powder stats --help)\n", arg);
+            pw_cli_unknown_option("stats", name);
             return 0;
         }
     }
@@ -223,7 +213,7 @@ int pw_main_stats(int argc, char **argv)
         return 0;
     }
     if (!o.scene) {
-        fprintf(stderr, "powder stats: a scene file is required (see powder stats --help)\n");
+        pw_cli_missing_argument("stats", "a scene file");
         return EXIT_USAGE;
     }
     pw_scene *sc = calloc(1, sizeof *sc); /* a few megabytes: never on the stack */

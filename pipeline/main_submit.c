@@ -53,43 +53,27 @@ typedef struct {
     int chunk, threads, render_only, dry_run, png, quiet, help;
 } submit_options;
 
-static int parse_count(const char *name, const char *v, int lo, int hi, int *out)
-{
-    char *end;
-    long x = strtol(v, &end, 10);
-    if (!*v || *end || x < lo || x > hi) {
-        fprintf(stderr, "powder submit: %s '%s': expected a whole number in [%d, %d]\n", name, v,
-                lo, hi);
-        return 0;
-    }
-    *out = (int)x;
-    return 1;
-}
-
 /* Returns 1 on success; prints the problem and returns 0 otherwise. */
 static int parse_submit_options(int argc, char **argv, submit_options *o)
 {
-    static const char *const with_value[] = {"--frames", "--partition", "--chunk", "--look",
-                                             "--output", "--threads", "--sbatch", NULL};
+    static const char *const options = " --frames= --partition= --chunk= --look= --output="
+                                       " --threads= --sbatch= --quiet --dry-run --render-only"
+                                       " --png ";
     for (int a = 2; a < argc; a++) {
         const char *arg = argv[a];
         pw_cli_token tok;
-        char msg[128];
-        if (!pw_cli_next(argc, argv, &a, with_value, &tok, msg, sizeof msg)) {
-            fprintf(stderr, "powder submit: %s\n", msg);
-            return 0;
-        }
+        if (!pw_cli_next("submit", options, argc, argv, &a, &tok)) return 0;
         if (!tok.name) {
             if (o->scene) {
-                fprintf(stderr, "powder submit: too many arguments ('%s')\n", arg);
+                pw_cli_extra_argument("submit", arg, "one scene file");
                 return 0;
             }
             o->scene = arg;
             continue;
         }
         const char *name = tok.name, *value = tok.value;
-        if (!strcmp(name, "--help") || !strcmp(name, "-h")) o->help = 1;
-        else if (!strcmp(name, "--quiet") || !strcmp(name, "-q")) o->quiet = 1;
+        if (!strcmp(name, "--help")) o->help = 1;
+        else if (!strcmp(name, "--quiet")) o->quiet = 1;
         else if (!strcmp(name, "--dry-run")) o->dry_run = 1;
         else if (!strcmp(name, "--render-only")) o->render_only = 1;
         else if (!strcmp(name, "--png")) o->png = 1;
@@ -97,8 +81,7 @@ static int parse_submit_options(int argc, char **argv, submit_options *o)
         else if (!strcmp(name, "--partition")) o->partition = value;
         else if (!strcmp(name, "--sbatch")) {
             if (o->n_sbatch == MAX_SBATCH_OPTIONS) {
-                fprintf(stderr, "powder submit: more than %d --sbatch options\n",
-                        MAX_SBATCH_OPTIONS);
+                pw_cli_usage_error("submit", "more than %d --sbatch options", MAX_SBATCH_OPTIONS);
                 return 0;
             }
             o->sbatch[o->n_sbatch++] = value;
@@ -106,11 +89,11 @@ static int parse_submit_options(int argc, char **argv, submit_options *o)
         else if (!strcmp(name, "--look")) o->look = value;
         else if (!strcmp(name, "--output")) o->output = value;
         else if (!strcmp(name, "--chunk")) {
-            if (!parse_count(name, value, 1, 1000000, &o->chunk)) return 0;
+            if (!pw_cli_int("submit", name, value, 1, 1000000, &o->chunk)) return 0;
         } else if (!strcmp(name, "--threads")) {
-            if (!parse_count(name, value, 1, 1024, &o->threads)) return 0;
+            if (!pw_cli_int("submit", name, value, 1, 1024, &o->threads)) return 0;
         } else {
-            fprintf(stderr, "powder submit: unknown option '%s' (see powder submit --help)\n", arg);
+            pw_cli_unknown_option("submit", name);
             return 0;
         }
     }
@@ -144,7 +127,7 @@ int pw_main_submit(int argc, char **argv)
         return 0;
     }
     if (!o.scene) {
-        fprintf(stderr, "powder submit: a scene file is required (see powder submit --help)\n");
+        pw_cli_missing_argument("submit", "a scene file");
         return EXIT_USAGE;
     }
     /* Tasks run this very program by absolute path, from the submitting directory. */
