@@ -470,6 +470,7 @@ typedef struct {
     pw_camera_desc cams[PW_MAX_INSTANTS];
     pw_camera_desc at_frame;
     char settings[SOURCE_CAP]; /* the shot's render hash, "" for a turntable's views */
+    char view_name[64];        /* a turntable's "view 4/36 (azimuth 30 deg)", "" in a shot */
 } frame_view;
 
 /* The "powder:renderSettings" of frames rendered with the scene's render settings. */
@@ -486,6 +487,7 @@ static void shot_view(const pw_scene *sc, int frame, frame_view *v)
     for (int j = 0; j < v->n; j++) pw_camera_rig_at(&sc->camera_rig, &sc->camera, v->times[j], &v->cams[j]);
     pw_camera_rig_at(&sc->camera_rig, &sc->camera, t, &v->at_frame);
     frame_settings(sc, v->settings);
+    v->view_name[0] = '\0';
 }
 
 /* Renders one frame of the scene as view sees it into exr_path (+ PNG). `given` is an
@@ -550,13 +552,17 @@ static pw_status render_one(const pw_scene *sc, int frame, const frame_view *vie
     }
     char instants[48] = "";
     if (n > 1) snprintf(instants, sizeof instants, " at %d shutter instants", n);
+    char what[128];
+    if (view->view_name[0]) snprintf(what, sizeof what, "turntable: %s", view->view_name);
+    else snprintf(what, sizeof what, "render");
     log_line(o,
-             "render: frame %d: %zu particles%s, raster %.2f s, %dx%d x %d spp, %.1f s, "
+             "%s: frame %d: %zu particles%s, raster %.2f s, %dx%d x %d spp, %.1f s, "
              "%.3g samples/s, %.1f scatterings/path -> %s%s",
-             frame, count, instants, t_raster, img.width, img.height, rs->spp, stats.seconds,
-             stats.samples_per_second, stats.mean_scattering_events, exr_path, png_note);
+             what, frame, count, instants, t_raster, img.width, img.height, rs->spp,
+             stats.seconds, stats.samples_per_second, stats.mean_scattering_events, exr_path,
+             png_note);
     if (stats.paths_cut_by_cap)
-        log_line(o, "render: frame %d: %llu of %llu paths reached max_depth %d and were cut",
+        log_line(o, "%s: frame %d: %llu of %llu paths reached max_depth %d and were cut", what,
                  frame, (unsigned long long)stats.paths_cut_by_cap,
                  (unsigned long long)stats.paths, rs->max_depth);
 done:
@@ -649,6 +655,7 @@ pw_status pw_shot_turntable(const pw_scene *sc, const pw_turntable_options *t,
     frame_view view;
     view.n = 1;
     view.settings[0] = '\0'; /* its views are previews, never resumed */
+    view.view_name[0] = '\0';
     view.times[0] = frame_time(sc, t->frame);
     pw_status rc = load_density(sc, t->frame, 1, view.times, &density, &count, err);
     if (rc != PW_OK) return rc;
@@ -703,6 +710,8 @@ pw_status pw_shot_turntable(const pw_scene *sc, const pw_turntable_options *t,
         if (rc != PW_OK) break;
         float *rgba = NULL;
         view.cams[0] = view.at_frame = cam;
+        snprintf(view.view_name, sizeof view.view_name, "view %d/%d (azimuth %.4g deg)", k + 1,
+                 t->steps, 360.0 * k / t->steps);
         rc = render_one(sc, t->frame, &view, density, count, &rs, exr, o, o->progress_base + k,
                         &rgba, err);
         if (rc != PW_OK) break;

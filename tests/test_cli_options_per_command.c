@@ -5,8 +5,9 @@
  *
  * The tiny fixture shot (about 900 particles) is simulated to frame 1, then frame 1 is
  * rendered at 40x20: the image has that size, --seed picks the noise (same seed, same
- * pixels; another seed, other pixels) and --spp changes the estimate. Last, the
- * default shot's run writes its scene, which a partial look then re-renders. */
+ * pixels; another seed, other pixels) and --spp changes the estimate. Then the
+ * default shot's run writes its scene, which a partial look then re-renders. Last, a
+ * two-view turntable of frame 1 logs each view by number and azimuth. */
 #include "check.h"
 #include "exr.h"
 #include "pipeline_fixture.h"
@@ -98,5 +99,17 @@ int main(void)
     CHECK(powder_run(log, rerender) == 0, "re-render of the written scene failed (see %s)", log);
     snprintf(exr, sizeof exr, "%s/quick/snowball.0000.exr", dflt);
     CHECK(file_exists(exr), "no frame %s", exr);
+
+    /* 5. each log line of a turntable's views names the view and its azimuth */
+    char tt_log[4200];
+    snprintf(tt_log, sizeof tt_log, "%s/turntable.log", dir);
+    const char *turntable[] = {"turntable", scene, "--output", sim_out, "--steps", "2",
+                               "--resolution", "16x9", "--spp", "1", NULL};
+    CHECK(powder_run(tt_log, turntable) == 0, "turntable failed (see %s)", tt_log);
+    CHECK(file_contains(tt_log, "turntable: view 1/2 (azimuth 0 deg): frame 1: "),
+          "no log line names view 1 (see %s)", tt_log);
+    CHECK(file_contains(tt_log, "turntable: view 2/2 (azimuth 180 deg): frame 1: "),
+          "no log line names view 2 (see %s)", tt_log);
+    CHECK(!file_contains(tt_log, "render: frame"), "a view's line names no view (see %s)", tt_log);
     return check_done("cli_options_per_command");
 }
