@@ -9,8 +9,8 @@
  *
  * Both estimators first track inside the brick the ray starts in, without the DDA: in
  * packed snow a mean free path (1.4 mm) is a small part of a brick (2-8 cm), so most
- * scattering events and shadow rays end there, and the DDA's set-up was a tenth of the
- * render (render/docs/noise.md). A brick is a box, so while the tentative points stay
+ * scattering events and shadow rays end there, and the DDA's set-up showed in the
+ * render's profile (render/docs/noise.md). A brick is a box, so while the tentative points stay
  * in it the whole segment does. The first step that leaves it is discarded and the
  * walk goes on from that brick's exit, as the DDA would have. */
 #include <math.h>

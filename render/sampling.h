@@ -72,8 +72,8 @@ static inline double pw_hg_pdf(double cos_theta, double g)
 }
 
 /* Unit vector at polar angle acos(cos_theta) and azimuth phi around unit axis w. The
- * azimuth's sine and cosine in float, rescaled to a unit pair in double: the double
- * pair was 7 % of a render (render/docs/noise.md). */
+ * azimuth's sine and cosine in float, rescaled to a unit pair in double: the pair in
+ * double showed in the render's profile (render/docs/noise.md). */
 static inline vec3 pw_around(vec3 w, double cos_theta, double phi)
 {
     vec3 t, b;

@@ -22,8 +22,9 @@
 
 #define TILE 16
 /* Shadow-ray transmittance below which ratio tracking plays Russian roulette. Inside
- * packed snow most shadow rays are doomed; on the snowball benchmark 0.5 cost 20% less
- * time than 0.1 for 5% more pixel variance. */
+ * packed snow most shadow rays are doomed, so an early roulette saves more time than it
+ * adds variance: 0.5 was more efficient than 0.1 on the snowball benchmark
+ * (render/docs/noise.md, "Figures behind the code's comments"). */
 #define SHADOW_RR_THRESHOLD 0.5
 /* Next-event roulette (nee_probability): a medium event does NEE with probability
  * T_max / NEE_T_REF where its transmittance bound T_max is below NEE_T_REF. */

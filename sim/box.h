@@ -183,7 +183,7 @@ BOX_INLINE void gather_narrow(const pw_vec4 *base, const pw_pstep *q, double G[9
     /* the two halves one after the other (each its own sums, so the same bits as
      * interleaved): half the accumulators and x weights live at once, which the
      * registers hold (interleaved, two accumulators went to the stack and each of their
-     * adds waited on a reload: 15 % of the deformation update's samples) */
+     * adds waited on a reload: sim/docs/step-speed.md, third round) */
     for (int h = 0; h < 2; h++)
         for (int c = 0; c < 4; c++) {
             v4d t_w = nz, t_dw = nz, t_xw = nz;

@@ -15,10 +15,10 @@
  * particle, which costs about 47 multiplies of 16 lanes per gather or scatter instead
  * of 112 of 8 lanes (double, box.h). Eight lanes are what AVX2 holds in a register;
  * on AVX-512 cores that split 512-bit operations in two (AMD Zen 4) they cost the same
- * as 16 (measured: 16-lane vectors, which AVX2 keeps in memory, took 370 against 88 ns
- * a particle there). Lane operations are IEEE single precision in a fixed order (no
- * fused multiply-adds: pw_sim is built with -ffp-contract=off), so every
- * instruction-set clone gives the same bits. */
+ * as 16, and 16-lane vectors, which AVX2 keeps in memory, made the AVX2 clone several
+ * times slower (sim/docs/step-speed.md, first round, change 3). Lane operations are
+ * IEEE single precision in a fixed order (no fused multiply-adds: pw_sim is built with
+ * -ffp-contract=off), so every instruction-set clone gives the same bits. */
 #ifndef PW_BOX_F32_H
 #define PW_BOX_F32_H
 
@@ -38,8 +38,8 @@ typedef struct {
 } pw_weights_f32;
 
 /* r[h] = (v[2h] x4, v[2h+1] x4), in registers: widening v through memory (a 16-byte
- * store read back by a 32-byte load) cannot be store-forwarded, and the two stalls
- * took 18 % of the Hessian action's samples (perf, AMD EPYC). */
+ * store read back by a 32-byte load) cannot be store-forwarded, and the Hessian action
+ * waited on the two stalls (sim/docs/step-speed.md, second round). */
 BOX_INLINE void spread_halves(v4f v, v8f r[2])
 {
     r[0] = __builtin_shufflevector(v, v, 0, 0, 0, 0, 1, 1, 1, 1);
@@ -50,9 +50,9 @@ BOX_INLINE void spread_halves(v4f v, v8f r[2])
  * of pw_pstep_expand with t rounded to float, y and z together in one 8-wide vector.
  * Against expanding in double and rounding (what the forces and transfers use), the
  * weights differ by a few 2^-24 in absolute terms (they sum to 1; the small edge weights
- * lose more relative to themselves), like every sum here; it saves the
- * double expansion and its conversions (action 68.1 -> 66.8 ns a particle, diagonal
- * 57.6 -> 55.5, medians of 6, AMD EPYC, 2 threads, 3e5 particles). */
+ * lose more relative to themselves), like every sum here; it saves the double
+ * expansion and its conversions, which made the action and the diagonal faster on the
+ * CPU measured (sim/docs/step-speed.md, fourth round). */
 BOX_INLINE void weights_f32(const pw_ploc *l, double inv_h, pw_weights_f32 *f)
 {
     const v4f a3 = {-1, 3, -3, 1}, a2 = {3, -6, 3, 0}, a1 = {-3, 0, 3, 0}, a0 = {1, 4, 1, 0};

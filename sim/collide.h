@@ -25,8 +25,9 @@ pw_status pw_colliders_add(pw_colliders *c, const pw_collider_desc *desc, pw_err
 int pw_colliders_count(const pw_colliders *c);
 
 /* Forms every collider's pose at time t once, for the calls at t that follow (a step
- * asks each node and particle; forming the pose per point was 1.6 % of a step). Not
- * thread safe: call it before the parallel loops. Calls at other times form their own. */
+ * asks each node and particle, and forming the pose per point showed in the step's
+ * profile: sim/docs/step-speed.md, second round). Not thread safe: call it before the
+ * parallel loops. Calls at other times form their own. */
 void pw_colliders_pose_at(pw_colliders *c, double t);
 
 /* Signed distance [m] to the union of all colliders at x and time t (minimum). */

@@ -179,8 +179,8 @@ static inline __attribute__((always_inline)) void warm_finish4(v4d Bt[3][3], v4d
 
 /* The batch runs as two halves of four lanes, their rotations interleaved: the three
  * rotations of a sweep depend on each other, so one half alone waited on each chain in
- * turn (bench_plasticity, AMD EPYC: 130.0-132.4 -> 125.6-126.4 ns a call; batches of 12
- * and 16 were slower, their lanes waiting for the slowest; sim/docs/step-speed.md,
+ * turn. Two halves were faster than one on the CPU measured, and batches of 12 or 16
+ * slower, their lanes waiting for the slowest (bench_plasticity; sim/docs/step-speed.md,
  * fourth round). */
 #define HALF 4
 #define HALVES (PW_SVD_BATCH / HALF)

@@ -59,7 +59,7 @@ void pw_svd3_pack(const pw_svd3 *f, pw_svd3_packed *out);
 void pw_svd3_pack_batch(int n, const pw_svd3 *f, pw_svd3_packed *out);
 void pw_svd3_unpack(const pw_svd3_packed *in, pw_svd3 *f);
 /* (inline: returned through memory from another unit, the matrix was read back by wide
- * loads that could not be store-forwarded, 9 % of the deformation update's samples) */
+ * loads that could not be store-forwarded: sim/docs/step-speed.md, second round) */
 static inline mat3 pw_quat_to_rotation(const double q[4])
 {
     double n = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];

@@ -36,7 +36,8 @@ typedef struct {
     mat3 F;
     pw_svd3 f; /* filled in place: a copy of the factors as one struct reloaded the
                   unpacking's 8-byte stores 16 bytes at a time, which cannot be
-                  forwarded (44 % of the batch loop's samples, perf, AMD EPYC) */
+                  forwarded, and the batch loop waited on it (sim/docs/step-speed.md,
+                  third round) */
     double mu, lambda, V0;
 } stress_input;
 
@@ -46,8 +47,9 @@ typedef struct {
  * operations in their order (as pw_fcr_cache_init_svd and m3_mul sum them; no
  * contraction: pw_sim is built with -ffp-contract=off), so each result has the bits it
  * would have alone, and the four particles' chains of products overlap. The entry loop
- * of K is unrolled whole, so that its index tests resolve at compile time (as a loop:
- * ~2100 instructions a particle). */
+ * of K is unrolled whole, so that its index tests resolve at compile time (as a loop,
+ * the index arithmetic cost more than the products: sim/docs/step-speed.md, first
+ * round, change 5). */
 BOX_CLONES static void linearise_stress(const stress_input *in, int n, pw_pstress *st,
                                         float (*K)[PW_K_ENTRIES])
 {
@@ -184,10 +186,10 @@ void pw_mpm_prepare_stress(pw_sim *s)
 
 
 /* B = K G in float: B[0..7] as a sum of K's columns (its rows, K being symmetric), in
- * three partial sums of three columns each. One sum of nine was a chain of nine
+ * three partial sums of three columns each. One sum of nine is a chain of nine
  * dependent adds between the gather and the scatter, which the next particle's work
- * could not hide: three chains took the action from 71.5-74.0 to 66.2-67.1 ns a
- * particle (AMD EPYC, 1 thread, 10^5 particles). */
+ * cannot hide; three chains were faster on the CPU measured (sim/docs/step-speed.md,
+ * fourth round). */
 BOX_INLINE void apply_K(const float K[PW_K_ENTRIES], const float G[9], float B[9])
 {
     v8f acc[3];
@@ -267,7 +269,8 @@ void pw_mpm_hessian_action(pw_sim *s, const vec3 *u, vec3 *Hu)
  * g = (N'x Ny Nz, Nx N'y Nz, Nx Ny N'z) / h every product g_d g_e separates into
  * per-axis factors (N^2, N'^2, N N'), so the form is summed per row and only three
  * products remain per node. In float on the row halves of box_f32.h, like the action:
- * the diagonal only preconditions the solve (measured 94 -> 85 ns a particle). */
+ * the diagonal only preconditions the solve, and float was faster on the CPU measured
+ * (sim/docs/step-speed.md, first round, change 7). */
 BOX_CLONES static void diagonal_home(const pw_sim *s, uint32_t home, void *ctx)
 {
     const pw_grid *g = &s->grid;
@@ -284,8 +287,8 @@ BOX_CLONES static void diagonal_home(const pw_sim *s, uint32_t home, void *ctx)
             const float *K0 = K + entry[j], *K1 = K0 + 30, *K2 = K0 + 60; /* a = 0, 1, 2 */
             float m = j < 3 ? 1.f : 2.f;
             /* widened in registers: eight lanes set one by one went through the stack,
-             * and the wide reload of those small stores could not be forwarded (21 % of
-             * this kernel's samples) */
+             * and the wide reload of those small stores could not be forwarded
+             * (sim/docs/step-speed.md, second round) */
             v4f kq = {*K0, *K1, *K2, 0.f};
             k[j] = __builtin_shufflevector(kq, kq, 0, 1, 2, 3, 0, 1, 2, 3) * m;
         }

@@ -15,10 +15,9 @@ int pw_box_split_512 = 0;
 
 /* AMD family 19h (Zen 3 and 4; only Zen 4 has AVX-512) runs each 512-bit operation as
  * two 256-bit halves, so the wide forms' fewer instructions buy nothing there, and
- * their wider shuffles and folds cost: on an AMD EPYC of that family, 10^5 particles,
- * 1 thread, the narrow forms took the forces scatter from 61-63 to 47 ns a particle,
- * P2G from 3.8 to 3.2 and G2P from 9.8 to 8.6 ms a step (sim/docs/step-speed.md).
- * Family 1Ah (Zen 5) and Intel's AVX-512 cores keep the wide forms. */
+ * their wider shuffles and folds cost: on the AMD EPYC of that family measured, the
+ * narrow forms were faster in the forces scatter, P2G and G2P (sim/docs/step-speed.md,
+ * second round). Family 1Ah (Zen 5) and Intel's AVX-512 cores keep the wide forms. */
 __attribute__((constructor)) static void detect_split_512(void)
 {
 #if defined(__x86_64__) || defined(__i386__)

@@ -102,8 +102,8 @@ typedef struct {
 /* The same in float, for the Hessian action's input, which the action rounds to float
  * anyway (box_f32.h): stored rounded, it is half the bytes to write and to read. The
  * action's output and the diagonal are summed over the home blocks in float too: each
- * node takes at most eight adds more, and a node half the bytes took the action from
- * 70.5 to 69.2 ns a particle (medians of 8, AMD EPYC, 2 threads, 3e5 particles). */
+ * node takes at most eight adds more, and a node of half the bytes made the action
+ * faster on the CPU measured (sim/docs/step-speed.md, fourth round). */
 typedef struct {
     _Alignas(16) float x; /* (whole nodes for the solver's streamed stores) */
     float y, z, pad;
@@ -113,10 +113,11 @@ typedef struct {
  * symmetric 9x9 matrix acting on G flattened row-major; it is fixed while the solver
  * iterates, so it is built once per step and stored whole, row by row (entry (r, c) at
  * 9 r + c): the Hessian action adds its rows as 8-wide vectors, which costs a quarter
- * of the scalar products on a packed triangle (measured: 85 -> 63 ns per particle and
- * action at 3e5 particles). It is stored in float, which halves the largest per-particle
- * array (324 bytes; the action's speed measured unchanged: it is compute-bound). K is
- * formed in double and rounded once, entry by entry, so it stays exactly symmetric.
+ * of the scalar products on a packed triangle, and was faster on the CPU measured
+ * (sim/docs/step-speed.md, "Figures behind the code's comments"). It is stored in
+ * float, which halves the largest per-particle array (324 bytes; the action, which is
+ * compute-bound, did not slow: sim/docs/memory.md). K is formed in double and rounded
+ * once, entry by entry, so it stays exactly symmetric.
  * The action sums in float too (box_f32.h); the roundings (2^-24 each) perturb the
  * operator far below the solve's tolerance. */
 #define PW_K_ENTRIES 81
@@ -155,10 +156,10 @@ struct pw_sim {
     struct pw_home_run *home_runs; /* the home loops' work sharing (loops.c) */
     /* Contention: when other processes hold the cores, a thread that reaches one of the
      * step's few hundred barriers waits a scheduler time slice for its partner, and two
-     * threads run many times slower than one (measured: 171 s vs 11 s per frame at 3e4
-     * particles on the shared 2-core machine). A step whose CPU time falls far short of
-     * threads x elapsed marks the machine contended: the next steps use one thread,
-     * and more are tried again after a back-off. */
+     * threads run many times slower than one (sim/docs/step-speed.md, "Figures behind
+     * the code's comments"). A step whose CPU time falls far short of threads x
+     * elapsed marks the machine contended: the next steps use one thread, and more are
+     * tried again after a back-off. */
     int contended_steps;        /* steps left on one thread                              */
     int contended_backoff;      /* length of the next such stretch [steps]              */
     uint64_t contended_total;   /* steps run on one thread for contention (benchmark)    */

@@ -29,11 +29,10 @@
  * Initial guess: v* plus the implicit correction v^{n+1} - v* of the previous step at the
  * same node (matched by block key), extrapolated linearly by its change since the step
  * before where both are known, on the free components. The correction changes little
- * and smoothly from step to step, so the start is closer than v* alone: on the
- * benchmark snowball 10.3 iterations a step from v*, 7.2 from the last correction, 6.9
- * extrapolated (1e5 particles: 7.8 and 7.0), for the same relative tolerance. The first
- * step of each pw_sim_advance_to call starts from v*, so a resumed run repeats the bits
- * of an uninterrupted one. */
+ * and smoothly from step to step, so the start is closer than v* alone and the
+ * extrapolated one closer still: fewer iterations for the same relative tolerance
+ * (sim/docs/cr-tolerance.md). The first step of each pw_sim_advance_to call starts from
+ * v*, so a resumed run repeats the bits of an uninterrupted one. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,12 +76,10 @@ static inline pw_vec4f pad(vec3 a)
 /* u = pad(a) for the next Hessian action; with several threads, written past the caches.
  * Every thread's action reads u all over the grid, so its lines sit shared in several
  * cores' caches; an ordinary store must first take each line back, and at 2 threads the
- * stores of this pass stalled on it: 2.5 % of a step's samples, against 0.5 % for the
- * other two passes over the same nodes (perf, AMD EPYC, 3e5 particles). A non-temporal
- * store writes the whole 16-byte node without taking the line, and the action reads it
- * back from memory in its streamed block loads. On one thread the lines stay in its own
- * cache, where the action finds them sooner (1 thread, 1e5 particles: solve 82.9 against
- * 85.1 ms a step streamed). */
+ * stores of this pass stalled on it. A non-temporal store writes the whole 16-byte node
+ * without taking the line, and the action reads it back from memory in its streamed
+ * block loads. On one thread the lines stay in its own cache, where the action finds
+ * them sooner, so there the store is ordinary (sim/docs/step-speed.md, third round). */
 static inline void store_input(pw_vec4f *u, vec3 a, int stream)
 {
     pw_vec4f v = pad(a);

@@ -85,8 +85,8 @@ static inline vec3 pw_shape_pose_to_body(const pw_shape_pose *pose, vec3 x)
               w[0][2] * d.x + w[1][2] * d.y + w[2][2] * d.z);
 }
 /* x by address: a 24-byte vec3 passed by value goes through the stack, and the callee's
- * 16-byte reload of the caller's 8-byte stores cannot be forwarded (such stalls held
- * half of the collision samples of a benchmark step, perf, AMD EPYC). */
+ * 16-byte reload of the caller's 8-byte stores cannot be forwarded, and the collisions
+ * waited on such stalls (sim/docs/step-speed.md, third round). */
 double pw_shape_sdf_posed(const pw_shape *s, const pw_shape_pose *pose, const vec3 *x,
                           vec3 *normal);
 
