@@ -56,38 +56,10 @@ BOX_INLINE int box_base(const pw_pstep *q) { return q->off[0] + BOX_ROW(q->off[1
 /* The same from its place, for the kernels that do not expand the weights in double. */
 BOX_INLINE int box_base_at(const pw_ploc *l) { return l->off[0] + BOX_ROW(l->off[1], l->off[2]); }
 
-/* L = u on the 2x2x2 blocks around home (all of them exist: grid.h) */
-BOX_INLINE void box_load(const pw_grid *g, uint32_t home, const pw_vec4 *u, pw_box *L)
-{
-    const uint32_t *nb = g->nbr[home];
-    for (int d = 0; d < 8; d++) {
-        const pw_vec4 *src = u + (size_t)nb[d] * PW_BLOCK_NODES;
-        int o = box_block_origin(d);
-        for (int l = 0; l < PW_BLOCK_NODES; l += 4) memcpy(&L->node[box_at(o, l)], src + l, 4 * sizeof *src);
-    }
-}
-
 BOX_INLINE void box_zero(pw_box *L)
 {
     const v8d zero = {0};
     for (int i = 0; i < BOX_NODES; i += 2) store8(&L->node[i], &zero);
-}
-
-/* out += L on the 2x2x2 blocks around home */
-BOX_INLINE void box_add_to(const pw_grid *g, uint32_t home, const pw_box *L, pw_vec4 *out)
-{
-    const uint32_t *nb = g->nbr[home];
-    for (int d = 0; d < 8; d++) {
-        pw_vec4 *dst = out + (size_t)nb[d] * PW_BLOCK_NODES;
-        int o = box_block_origin(d);
-        for (int l = 0; l < PW_BLOCK_NODES; l += 2) {
-            v8d a, b;
-            load8(&a, dst + l);
-            load8(&b, &L->node[box_at(o, l)]);
-            a += b;
-            store8(dst + l, &a);
-        }
-    }
 }
 
 /* out += L on the 2x2x2 blocks around home, for unpadded node vectors */
@@ -266,7 +238,7 @@ BOX_INLINE void box_scatter(int wide, pw_vec4 *base, const pw_pstep *q, const do
         scatter_narrow(base, q, B);
 }
 
-/* L = u (unpadded node vectors) on the 2x2x2 blocks around home */
+/* L = u (unpadded node vectors) on the 2x2x2 blocks around home (all of them exist: grid.h) */
 BOX_INLINE void box_load_vec3(const pw_grid *g, uint32_t home, const vec3 *u, pw_box *L)
 {
     const uint32_t *nb = g->nbr[home];

@@ -53,7 +53,18 @@ home_run *pw_mpm_home_runs_create(int threads)
     return aligned_alloc(_Alignof(home_run), bytes);
 }
 
-/* Takes the front (owner) or back (thief) home of r into *j; 0 when r is empty. */
+/* Takes the front (owner) or back (thief) home of r into *j; 0 when r is empty.
+ *
+ * Relaxed order is enough: the span carries no data, it only decides which thread runs
+ * a home. A compare-and-swap on one atomic object hands each home to exactly one thread
+ * in any memory order (a read-modify-write always reads the span's latest value).
+ * Everything a home reads was written before the parallel region or before the barrier
+ * that ended the previous colour, and the spans were set before the barrier that ends
+ * the run-cutting `single` or `for`; an OpenMP barrier implies a flush, so those
+ * barriers publish both. What a home writes (its colour's disjoint nodes, or its own
+ * particles) is read only after the next barrier. A stale first load costs a retry,
+ * never a wrong answer: within one loop a span only shrinks, so it reads empty only
+ * when it is. */
 static int take(home_run *r, int back, uint32_t *j)
 {
     uint64_t v = atomic_load_explicit(&r->span, memory_order_relaxed);

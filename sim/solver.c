@@ -60,9 +60,6 @@ static inline double at_least_one(double a) { return a > 1.0 ? a : 1.0; }
  * So the sums are the same bits for any thread count, and a CR iteration makes three
  * passes over the node vectors instead of seven. */
 
-static inline size_t chunk_count(size_t n) { return pw_sum_chunks(n); }
-static double total(const double *part, size_t nc) { return pw_sum_in_order(part, nc); }
-
 #define CHUNK_RANGE(c, n, lo, hi)                                                        \
     size_t lo = (size_t)(c) * PW_SUM_CHUNK, hi = lo + PW_SUM_CHUNK < (n) ? lo + PW_SUM_CHUNK : (n)
 
@@ -108,7 +105,7 @@ static inline vec3 precondition_projected(vec3 r, vec3 dinv, const pw_grid *g, s
 static double pass_update_x(pw_sim *s, size_t n, double alpha, vec3 *x, vec3 *r, const vec3 *p,
                             const vec3 *Ap, pw_vec4f *u)
 {
-    long nc = (long)chunk_count(n);
+    long nc = (long)pw_sum_chunks(n);
     double *part = s->partial;
     const vec3 *dinv = s->dinv;
     const int stream = stream_input(s);
@@ -128,14 +125,14 @@ static double pass_update_x(pw_sim *s, size_t n, double alpha, vec3 *x, vec3 *r,
         if (stream) pw_stream_fence(); /* (before the loop's barrier) */
         part[c] = rr;
     }
-    return total(part, (size_t)nc);
+    return pw_sum_in_order(part, (size_t)nc);
 }
 
 /* Az = P (z + beta dt^2 M^-1/2 Hu) with z = D^-1 r; returns z . Az */
 static double pass_operator(pw_sim *s, size_t n, double beta_dt2, const vec3 *r,
                             const pw_vec4f *Hu, vec3 *Az)
 {
-    long nc = (long)chunk_count(n);
+    long nc = (long)pw_sum_chunks(n);
     double *part = s->partial;
     const vec3 *dinv = s->dinv;
 #pragma omp parallel for schedule(static) num_threads(s->threads)
@@ -150,14 +147,14 @@ static double pass_operator(pw_sim *s, size_t n, double beta_dt2, const vec3 *r,
         }
         part[c] = zAz;
     }
-    return total(part, (size_t)nc);
+    return pw_sum_in_order(part, (size_t)nc);
 }
 
 /* p = z + beta p, Ap = Az + beta Ap; returns Ap . D^-1 Ap */
 static double pass_direction(pw_sim *s, size_t n, double beta_cr, const vec3 *r, vec3 *p,
                              const vec3 *Az, vec3 *Ap)
 {
-    long nc = (long)chunk_count(n);
+    long nc = (long)pw_sum_chunks(n);
     double *part = s->partial;
     const vec3 *dinv = s->dinv;
 #pragma omp parallel for schedule(static) num_threads(s->threads)
@@ -171,7 +168,7 @@ static double pass_direction(pw_sim *s, size_t n, double beta_cr, const vec3 *r,
         }
         part[c] = ApMAp;
     }
-    return total(part, (size_t)nc);
+    return pw_sum_in_order(part, (size_t)nc);
 }
 
 /* ---- warm start ----------------------------------------------------------------- */
@@ -239,7 +236,7 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
                        g->n_blocks);
 
     /* massless nodes carry no unknown */
-    size_t nc = chunk_count(nn);
+    size_t nc = pw_sum_chunks(nn);
     double *part = s->partial;
     vec3 *dinv = s->dinv;
     pw_vec4f *Hd = s->hdiag;
@@ -274,7 +271,7 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
         }
         part[c] = bb;
     }
-    double b_norm = sqrt(total(part, nc));
+    double b_norm = sqrt(pw_sum_in_order(part, nc));
     if (!isfinite(b_norm)) return pw_fail(err, PW_ENUMERIC, "implicit solve: non-finite v* (%g)", b_norm);
     if (b_norm == 0) return PW_OK; /* v* = 0 everywhere: v^{n+1} = 0 */
 
@@ -297,7 +294,7 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
         if (stream) pw_stream_fence(); /* (before the loop's barrier) */
         part[c] = rr;
     }
-    double r_norm = sqrt(total(part, nc)), zAz = 0, ApMAp = 0;
+    double r_norm = sqrt(pw_sum_in_order(part, nc)), zAz = 0, ApMAp = 0;
     double goal = s->p.cr_tolerance * b_norm;
     if (r_norm > goal) { /* (a rigid motion has H v* = 0 and needs no iteration) */
         pw_mpm_hessian_action4(s, u, Hu);
