@@ -1,5 +1,6 @@
 /* cli.c — command-line tokens, usage errors and exit status; see cli.h. */
 #include "cli.h"
+#include "shot.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -130,4 +131,17 @@ int pw_cli_fail(const pw_error *err)
 {
     fprintf(stderr, "powder: %s\n", err->msg);
     return pw_cli_exit_status(err->code);
+}
+
+int pw_cli_check_caches(const pw_scene *sc, const pw_frame_list *fl, const unsigned char *skip)
+{
+    pw_cache_problems problems;
+    pw_error err = {0};
+    if (pw_shot_check_caches(sc, fl, skip, &problems, &err) == PW_OK) return 0;
+    if (problems.count > 1)
+        for (int k = 0; k < problems.count; k++)
+            fprintf(stderr, "powder: frame %d: %s\n", problems.items[k].frame,
+                    problems.items[k].error.msg);
+    pw_cache_problems_free(&problems);
+    return pw_cli_fail(&err);
 }

@@ -6,7 +6,9 @@
 
 #include <stddef.h>
 
+#include "frames.h"
 #include "pw_error.h"
+#include "scene.h"
 
 enum { PW_EXIT_OK = 0, PW_EXIT_WORK = 1, PW_EXIT_USAGE = 2 };
 
@@ -67,5 +69,10 @@ int pw_cli_exit_status(pw_status code);
 
 /* Prints "powder: <message>" on stderr and returns pw_cli_exit_status(err->code). */
 int pw_cli_fail(const pw_error *err);
+
+/* pw_shot_check_caches for a command line: 0 when every listed frame (but those with
+ * skip[k]; skip may be NULL) has a usable cache; otherwise prints each bad frame (when
+ * more than one) and the summary, and returns the exit status. */
+int pw_cli_check_caches(const pw_scene *sc, const pw_frame_list *fl, const unsigned char *skip);
 
 #endif

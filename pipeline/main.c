@@ -27,7 +27,7 @@ typedef struct {
     const char *command;
     const char **positional; /* argc entries: png takes any number of files */
     int n_positional;
-    const char *frames, *look, *output;
+    const char *frames, *look, *output, *caches;
     int threads, quiet, force, resume, png, help;
     int beauty; /* 'h' --half, 'f' --float, 0: the scene's render.beauty */
     int frame, steps, spp, width_px, height_px;
@@ -83,18 +83,22 @@ static void command_help(const char *cmd)
     else if (!strcmp(cmd, "render"))
         printf("usage: powder render scene.json [--look other.json] [--frames SPEC] [--threads N]\n"
                "                    [--quiet] [--resume] [--png] [--half|--float]\n"
-               "                    [--output DIR] [--spp N] [--resolution WxH] [--seed S]\n\n"
-               "Renders existing caches to EXR frames. --look takes camera, lights, medium,\n"
-               "surfaces and render settings from another file (a file with only a \"render\"\n"
+               "                    [--output DIR] [--caches DIR] [--spp N] [--resolution WxH]\n"
+               "                    [--seed S]\n\n"
+               "Renders existing caches to EXR frames. --look changes camera, lights, medium,\n"
+               "surfaces or render settings from another file (a file with only a \"render\"\n"
                "section is enough); its frames go to a subdirectory named after the look file\n"
                "(also under --output DIR), so the shot's own frames are never overwritten.\n"
-               "--resume skips frames whose EXR already exists and reads back. --half/--float\n"
+               "--output DIR puts the frames under DIR; caches are read from --caches DIR, else\n"
+               "DIR/cache/ when it exists (`powder sim --output DIR`), else where the scene says.\n"
+               "Every frame's cache is checked before anything is written. --resume skips\n"
+               "frames whose EXR reads back and was made with the same settings. --half/--float\n"
                "store the beauty RGBA as half or float (depth.Z is always float). --spp,\n"
                "--resolution and --seed replace the render settings (after the look's).\n");
     else if (!strcmp(cmd, "turntable"))
         printf("usage: powder turntable scene.json [--frame N] [--steps K] [--radius M]\n"
                "                       [--elevation DEG] [--spp N] [--resolution WxH]\n"
-               "                       [--output DIR] [--threads N] [--quiet]\n\n"
+               "                       [--output DIR] [--caches DIR] [--threads N] [--quiet]\n\n"
                "Orbits the camera around the snow of one cached frame (default: the last) in K\n"
                "steps (default 36; the last stops one step short of 360 degrees so the loop is\n"
                "seamless), writing EXR frames and a PNG contact sheet. Preview defaults:\n"
@@ -125,9 +129,9 @@ static const command_spec command_table[] = {
     {"sim", " --frames= --threads= --quiet --force --resume --output= --max-memory= ", 1,
      "one scene file"},
     {"render", " --look= --frames= --threads= --quiet --resume --png --half --float --output="
-               " --spp= --resolution= --seed= ", 1, "one scene file"},
+               " --spp= --resolution= --seed= --caches= ", 1, "one scene file"},
     {"turntable", " --frame= --steps= --radius= --elevation= --spp= --resolution= --output="
-                  " --threads= --quiet --half --float ", 1, "one scene file"},
+                  " --threads= --quiet --half --float --caches= ", 1, "one scene file"},
     {"info", " ", 1, "one cache file"},
     {"png", " --exposure= --quiet ", -1, "EXR files"},
 };
@@ -171,6 +175,7 @@ static int parse_options(int argc, char **argv, options *o)
         } else if (!strcmp(name, "--frames")) o->frames = value;
         else if (!strcmp(name, "--look")) o->look = value;
         else if (!strcmp(name, "--output")) o->output = value;
+        else if (!strcmp(name, "--caches")) o->caches = value;
         else if (!strcmp(name, "--threads")) {
             if (!pw_cli_int(cmd, name, value, 1, 1024, &o->threads)) return 0;
         } else if (!strcmp(name, "--frame")) {
@@ -234,8 +239,9 @@ static int parse_options(int argc, char **argv, options *o)
 static int fail(const pw_error *err) { return pw_cli_fail(err); }
 
 /* Loads the scene named on the command line (or the default shot when allowed) and
- * applies --output. */
-static int load_scene(const options *o, int allow_default, pw_scene *sc)
+ * applies --output: where a simulation writes (run, sim), or where the results of a
+ * command that reads caches go and, with --caches, where it reads them (reads). */
+static int load_scene(const options *o, int allow_default, int reads, pw_scene *sc)
 {
     pw_error err = {0};
     if (o->n_positional == 0) {
@@ -247,8 +253,10 @@ static int load_scene(const options *o, int allow_default, pw_scene *sc)
     } else if (pw_scene_load(o->positional[0], sc, &err) != PW_OK) {
         return fail(&err);
     }
-    if (o->output && pw_shot_apply_output_and_look(sc, o->output, NULL, &err) != PW_OK)
-        return fail(&err);
+    pw_status st = reads ? pw_shot_apply_read_paths(sc, o->output, o->caches, &err)
+                   : o->output ? pw_shot_apply_output_and_look(sc, o->output, NULL, &err)
+                               : PW_OK;
+    if (st != PW_OK) return fail(&err);
     if (o->beauty) sc->exr_float = o->beauty == 'f';
     return 0;
 }
@@ -337,14 +345,35 @@ static int write_default_scene(const options *o, const pw_scene *sc)
     else snprintf(dir, sizeof dir, ".");
     snprintf(path, sizeof path, "%s/%s.json", dir, sc->name);
     pw_error err = {0};
-    if (pw_scene_write_default(sc, path, &err) != PW_OK) return fail(&err);
-    if (!o->quiet) printf("powder: scene: %s (powder render %s re-renders it)\n", path, path);
+    int kept = 0;
+    if (pw_scene_write_default(sc, path, &kept, &err) != PW_OK) return fail(&err);
+    if (kept) /* shown even with --quiet: the run does not follow that file */
+        fprintf(stderr,
+                "powder: %s differs from the built-in default shot and was kept; this run is "
+                "the built-in shot (`powder run %s` runs the edited one)\n", path, path);
+    else if (!o->quiet)
+        printf("powder: scene: %s (powder render %s re-renders it)\n", path, path);
     return 0;
+}
+
+/* Refuses a range with missing or damaged caches before any frame is written, naming
+ * each bad one; frames already done (resume) need none. */
+static int check_caches(const pw_scene *sc, const pw_frame_list *fl, int resume)
+{
+    unsigned char *skip = resume ? calloc((size_t)fl->count, 1) : NULL;
+    for (int k = 0; skip && k < fl->count; k++) {
+        char exr[4096];
+        skip[k] = pw_shot_frame_path(sc, fl->frames[k], exr, sizeof exr, NULL) == PW_OK &&
+                  pw_shot_exr_is_current(sc, exr);
+    }
+    int rc = pw_cli_check_caches(sc, fl, skip);
+    free(skip);
+    return rc;
 }
 
 static int cmd_sim_or_run(const options *o, pw_scene *sc, int render_too)
 {
-    int rc = load_scene(o, render_too, sc);
+    int rc = load_scene(o, render_too, 0, sc);
     if (rc) return rc;
     if (o->n_positional == 0 && (rc = write_default_scene(o, sc))) return rc;
     apply_render_overrides(o, sc);
@@ -392,15 +421,19 @@ static int cmd_sim_or_run(const options *o, pw_scene *sc, int render_too)
 static int cmd_render(const options *o, pw_scene *sc, int unused)
 {
     (void)unused;
-    int rc = load_scene(o, 0, sc);
+    int rc = load_scene(o, 0, 1, sc);
     if (rc) return rc;
     pw_error err = {0};
     /* --output was applied with the scene; the look decides where its frames go */
-    if (o->look && pw_shot_apply_output_and_look(sc, o->output, o->look, &err) != PW_OK)
+    if (o->look && pw_shot_apply_output_and_look(sc, NULL, o->look, &err) != PW_OK)
         return fail(&err);
     apply_render_overrides(o, sc);
     pw_frame_list fl;
     if ((rc = frame_list(o, sc, &fl))) return rc;
+    if ((rc = check_caches(sc, &fl, o->resume && !o->force))) {
+        pw_frame_list_free(&fl);
+        return rc;
+    }
     pw_progress progress;
     pw_progress_init(&progress, stderr, o->quiet, fl.count, "frames");
     pw_shot_options so;
@@ -416,7 +449,7 @@ static int cmd_render(const options *o, pw_scene *sc, int unused)
 static int cmd_turntable(const options *o, pw_scene *sc, int unused)
 {
     (void)unused;
-    int rc = load_scene(o, 0, sc);
+    int rc = load_scene(o, 0, 1, sc);
     if (rc) return rc;
     pw_turntable_options t = {0};
     t.frame = o->frame_set ? o->frame : sc->frame_end;

@@ -1,8 +1,8 @@
 /* main_export.c — `powder export vdb|ply`: the command (options, messages, exit status,
  * as in main.c) and the per-frame density export it drives. See export.h.
  *
- * Paths: caches are read where `powder sim` wrote them (the scene's cache pattern, or
- * DIR/cache/ with --output DIR); exports go beside the EXR frames, named like them with
+ * Paths: caches are read where `powder sim` wrote them (--caches DIR, else DIR/cache/
+ * with --output DIR when it exists, else the scene's cache pattern); exports go beside the EXR frames, named like them with
  * .vdb or .ply instead of .exr (DIR/<name>.####.vdb with --output DIR). */
 #include <float.h>
 #include <math.h>
@@ -19,6 +19,7 @@
 #include "pw_file.h"
 #include "pw_render.h"
 #include "scene.h"
+#include "shot.h"
 #ifdef POWDER_HAVE_VDB
 #include "export_vdb.h"
 #endif
@@ -100,12 +101,13 @@ pw_status pw_export_vdb_density(const char *vdb_path, const pw_density *d,
 
 typedef struct {
     const char *format;   /* "vdb" or "ply" */
-    const char *scene, *frames, *output;
+    const char *scene, *frames, *output, *caches;
     int quiet, help;
 } export_options;
 
 static const char *const help_text =
-    "usage: powder export vdb|ply scene.json [--frames SPEC] [--output DIR] [--quiet]\n"
+    "usage: powder export vdb|ply scene.json [--frames SPEC] [--output DIR] [--caches DIR]\n"
+    "                                         [--quiet]\n"
     "\n"
     "Writes files that Houdini, Blender and Nuke open directly, one per cached frame:\n"
     "  vdb  the stage-2 density (as rendered: render.raster, render.subdiv) as an OpenVDB\n"
@@ -113,14 +115,16 @@ static const char *const help_text =
     "  ply  the particles as binary little-endian PLY: x y z [m], vx vy vz [m/s],\n"
     "       density [kg/m^3] = m / (V0 det(Fe) Jp), jp = det(Fp)\n"
     "World space of the scene, Y up, metres. Caches come from `powder sim`; the files go\n"
-    "beside the EXR frames (<name>.####.vdb/.ply), under DIR with --output DIR (which\n"
-    "also reads the caches from DIR/cache, as `powder sim --output DIR` wrote them).\n";
+    "beside the EXR frames (<name>.####.vdb/.ply), under DIR with --output DIR. Caches\n"
+    "are read from --caches DIR, else DIR/cache/ when it exists (as `powder sim --output\n"
+    "DIR` wrote them), else where the scene says; every frame's cache is checked before\n"
+    "any file is written.\n";
 
 static int parse(int argc, char **argv, export_options *o)
 {
     memset(o, 0, sizeof *o);
     int n_pos = 0;
-    static const char *const options = " --frames= --output= --quiet ";
+    static const char *const options = " --frames= --output= --caches= --quiet ";
     for (int a = 2; a < argc; a++) {
         const char *arg = argv[a];
         pw_cli_token tok;
@@ -140,6 +144,7 @@ static int parse(int argc, char **argv, export_options *o)
         else if (!strcmp(name, "--quiet")) o->quiet = 1;
         else if (!strcmp(name, "--frames")) o->frames = value;
         else if (!strcmp(name, "--output")) o->output = value;
+        else if (!strcmp(name, "--caches")) o->caches = value;
         else {
             pw_cli_unknown_option("export", name);
             return 0;
@@ -158,24 +163,6 @@ static pw_status export_pattern(const pw_scene *sc, const char *ext, char *out, 
     size_t len = strlen(fp);
     int strip = len > 4 && !strcmp(fp + len - 4, ".exr") ? 4 : 0;
     return pw_path_format(out, n, err, "%.*s.%s", (int)(len - (size_t)strip), fp, ext);
-}
-
-/* Checks that the cache of frame f exists and belongs to this simulation setup. */
-static pw_status check_cache(const pw_scene *sc, const char *path, int f, pw_cache_info *info,
-                             pw_error *err)
-{
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return pw_fail(err, PW_EINVAL, "%s: no cache for frame %d (run `powder sim %s` first)",
-                       path, f, sc->path);
-    pw_status rc = pw_cache_stat(path, info, err);
-    if (rc != PW_OK) return rc;
-    if (info->sim_hash != sc->sim_hash)
-        return pw_fail(err, PW_EINVAL, "%s: written by a different simulation setup than %s "
-                       "(sim hash %016llx, scene %016llx); re-simulate with `powder sim --force`",
-                       path, sc->path, (unsigned long long)info->sim_hash,
-                       (unsigned long long)sc->sim_hash);
-    return PW_OK;
 }
 
 /* Stage 2 of one frame, written as VDB. */
@@ -210,12 +197,8 @@ static pw_status export_vdb_frame(const pw_scene *sc, const char *cache, const c
 static int run_export(const export_options *o, pw_scene *sc)
 {
     pw_error err = {0};
-    if (pw_scene_load(o->scene, sc, &err) != PW_OK) return fail(&err);
-    if (o->output &&
-        (pw_path_format(sc->cache_pattern, sizeof sc->cache_pattern, &err, "%s/cache/%s.####.pwc",
-                        o->output, sc->name) != PW_OK ||
-         pw_path_format(sc->frame_pattern, sizeof sc->frame_pattern, &err, "%s/%s.####.exr",
-                        o->output, sc->name) != PW_OK))
+    if (pw_scene_load(o->scene, sc, &err) != PW_OK ||
+        pw_shot_apply_read_paths(sc, o->output, o->caches, &err) != PW_OK)
         return fail(&err);
     int vdb = !strcmp(o->format, "vdb");
     char pattern[4096];
@@ -225,6 +208,11 @@ static int run_export(const export_options *o, pw_scene *sc)
     pw_status st = o->frames ? pw_frames_parse(o->frames, sc->frame_start, sc->frame_end, &fl, &err)
                              : pw_frames_range(sc->frame_start, sc->frame_end, &fl, &err);
     if (st != PW_OK) return fail(&err);
+    int rc = pw_cli_check_caches(sc, &fl, NULL); /* the whole range, before any file */
+    if (rc) {
+        pw_frame_list_free(&fl);
+        return rc;
+    }
     for (int k = 0; k < fl.count && st == PW_OK; k++) {
         int f = fl.frames[k];
         char cache[4096], out[4096];
@@ -232,7 +220,7 @@ static int run_export(const export_options *o, pw_scene *sc)
         size_t n = 0;
         if ((st = pw_frame_path(sc->cache_pattern, f, cache, sizeof cache, &err)) != PW_OK ||
             (st = pw_frame_path(pattern, f, out, sizeof out, &err)) != PW_OK ||
-            (st = check_cache(sc, cache, f, &info, &err)) != PW_OK)
+            (st = pw_shot_cache_info(sc, f, &info, &err)) != PW_OK)
             break;
         pw_export_meta meta = {sc->name, f, info.time};
         st = vdb ? export_vdb_frame(sc, cache, out, &meta, &n, &err)

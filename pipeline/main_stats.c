@@ -1,7 +1,7 @@
 /* main_stats.c — `powder stats`: the measures of sim/pw_stats.h for each cached frame of
  * a shot, as a table or as JSON lines, for artists tuning snow and for tests. Caches are
- * read where `powder sim` wrote them (the scene's cache pattern, or DIR/cache/ with
- * --output DIR). */
+ * read where `powder sim` wrote them (--caches DIR, else DIR/cache/ with --output DIR
+ * when it exists, else the scene's cache pattern). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,23 +13,27 @@
 #include "pw_file.h"
 #include "pw_stats.h"
 #include "scene.h"
+#include "shot.h"
 #include "stats_cmd.h"
 
 enum { EXIT_WORK = PW_EXIT_WORK, EXIT_USAGE = PW_EXIT_USAGE };
 
 typedef struct {
-    const char *scene, *frames, *output;
+    const char *scene, *frames, *output, *caches;
     double link_h;
     int json, help;
 } stats_options;
 
 static const char *const help_text =
-    "usage: powder stats scene.json [--frames SPEC] [--output DIR] [--link H] [--json]\n"
+    "usage: powder stats scene.json [--frames SPEC] [--output DIR] [--caches DIR] [--link H]\n"
+    "                               [--json]\n"
     "\n"
     "Measures each cached frame of the shot:\n"
     "  fragments   connected sets of particles, two particles being linked when closer\n"
-    "              than --link H grid spacings (default 0.7 h; packed snow at 8\n"
-    "              particles per cell has neighbours at ~0.5 h)\n"
+    "              than --link H grid spacings (default: 0.7 h at 8 particles per cell\n"
+    "              and more, 0.7 h (8 / ppc)^0.6 below, for the scene's smallest\n"
+    "              particles_per_cell: seeding is jittered, and the link must span its\n"
+    "              larger gaps for intact snow to be one fragment)\n"
     "  largest     share of the particles in the largest fragment (and the second)\n"
     "  >=1%        fragments holding at least 1% of the particles; >=5: of 5 particles\n"
     "  in>=1%      share of the particles in fragments of >= 1%: the snow in chunks\n"
@@ -56,13 +60,14 @@ static const char *const help_text =
     "              raises it; the box's top follows the single highest speck\n"
     "  near        per collider, share of particles within 2 h of its surface\n"
     "--json prints one JSON object per frame and line. Caches come from `powder sim`\n"
-    "(from DIR/cache with --output DIR).\n";
+    "(--caches DIR, else DIR/cache/ with --output DIR when it exists, else where the\n"
+    "scene says).\n";
 
 static int parse(int argc, char **argv, stats_options *o)
 {
     memset(o, 0, sizeof *o);
-    o->link_h = PW_STATS_LINK_H;
-    static const char *const options = " --frames= --output= --link= --json ";
+    o->link_h = 0; /* 0: follow the scene's seeding (pw_stats_default_link_h) */
+    static const char *const options = " --frames= --output= --caches= --link= --json ";
     for (int a = 2; a < argc; a++) {
         const char *arg = argv[a];
         pw_cli_token tok;
@@ -80,6 +85,7 @@ static int parse(int argc, char **argv, stats_options *o)
         else if (!strcmp(name, "--json")) o->json = 1;
         else if (!strcmp(name, "--frames")) o->frames = value;
         else if (!strcmp(name, "--output")) o->output = value;
+        else if (!strcmp(name, "--caches")) o->caches = value;
         else if (!strcmp(name, "--link")) {
             if (!pw_cli_double("stats", name, value, 0.01, 10, &o->link_h)) return 0;
         } else {
@@ -157,10 +163,17 @@ static void print_json(int f, double t, const pw_frame_stats *st)
 static int run_stats(const stats_options *o, pw_scene *sc)
 {
     pw_error err = {0};
-    if (pw_scene_load(o->scene, sc, &err) != PW_OK) return pw_cli_fail(&err);
-    if (o->output && pw_path_format(sc->cache_pattern, sizeof sc->cache_pattern, &err,
-                                    "%s/cache/%s.####.pwc", o->output, sc->name) != PW_OK)
+    if (pw_scene_load(o->scene, sc, &err) != PW_OK ||
+        pw_shot_apply_read_paths(sc, o->output, o->caches, &err) != PW_OK)
         return pw_cli_fail(&err);
+    double link_h = o->link_h;
+    if (!(link_h > 0)) { /* the default follows the sparsest seeding of the shot */
+        double ppc = 0;
+        for (int k = 0; k < sc->n_bodies; k++)
+            if (ppc == 0 || sc->bodies[k].particles_per_cell < ppc)
+                ppc = sc->bodies[k].particles_per_cell;
+        link_h = pw_stats_default_link_h(ppc);
+    }
     pw_frame_list fl;
     pw_status st = o->frames ? pw_frames_parse(o->frames, sc->frame_start, sc->frame_end, &fl, &err)
                              : pw_frames_range(sc->frame_start, sc->frame_end, &fl, &err);
@@ -171,21 +184,13 @@ static int run_stats(const stats_options *o, pw_scene *sc)
         char cache[4096];
         struct stat sb;
         if ((st = pw_frame_path(sc->cache_pattern, f, cache, sizeof cache, &err)) != PW_OK) break;
-        if (stat(cache, &sb) != 0) {
-            if (o->frames) /* asked for by name: say it is missing */
-                st = pw_fail(&err, PW_EINVAL, "%s: no cache for frame %d (run `powder sim %s` "
-                             "first)", cache, f, sc->path);
-            continue; /* the whole range: measure what has been simulated */
-        }
+        /* the whole range measures what has been simulated; a frame asked for by name
+         * must be there */
+        if (!o->frames && stat(cache, &sb) != 0) continue;
         pw_cache_info info;
-        if ((st = pw_cache_stat(cache, &info, &err)) != PW_OK) break;
-        if (info.sim_hash != sc->sim_hash) {
-            st = pw_fail(&err, PW_EINVAL, "%s: written by a different simulation setup than %s; "
-                         "re-simulate with `powder sim --force`", cache, sc->path);
-            break;
-        }
+        if ((st = pw_shot_cache_info(sc, f, &info, &err)) != PW_OK) break;
         pw_frame_stats fs;
-        st = pw_stats_cache(cache, o->link_h, sc->sim.gravity, sc->colliders, sc->n_colliders,
+        st = pw_stats_cache(cache, link_h, sc->sim.gravity, sc->colliders, sc->n_colliders,
                             &fs, &err);
         if (st != PW_OK) break;
         if (o->json) {
@@ -199,8 +204,9 @@ static int run_stats(const stats_options *o, pw_scene *sc)
     }
     pw_frame_list_free(&fl);
     if (st == PW_OK && !printed)
-        st = pw_fail(&err, PW_EINVAL, "%s: no cached frame found (run `powder sim %s` first)",
-                     sc->path, sc->path);
+        st = pw_fail(&err, PW_ENOENT, "%s: no cached frame found in %s (`powder sim %s` "
+                     "writes them; --caches DIR reads them from another folder)",
+                     sc->path, sc->cache_pattern, sc->path);
     return st == PW_OK ? 0 : pw_cli_fail(&err);
 }
 

@@ -445,20 +445,36 @@ static int absolute_pattern(const char *pattern, char *out, size_t cap)
     return n > 0 && (size_t)n < cap;
 }
 
-pw_status pw_scene_write_default(const pw_scene *sc, const char *path, pw_error *err)
+pw_status pw_scene_write_default(const pw_scene *sc, const char *path, int *kept,
+                                 pw_error *err)
 {
+    *kept = 0;
     char caches[8192], frames[8192];
     if (!absolute_pattern(sc->cache_pattern, caches, sizeof caches) ||
         !absolute_pattern(sc->frame_pattern, frames, sizeof frames))
         return pw_fail(err, PW_EINVAL, "%s: output paths too long", path);
     json_t *root = json_loads(default_json, 0, NULL);
     json_t *out = json_pack("{ssss}", "caches", caches, "frames", frames);
-    char *text = NULL;
-    if (root && out && json_object_set_new(root, "output", out) == 0) {
-        out = NULL;
-        text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    if (!root || !out || json_object_set_new(root, "output", out) != 0) {
+        json_decref(root);
+        return pw_fail(err, PW_ENOMEM, "%s: out of memory", path);
     }
-    json_decref(out);
+    /* a file already there is the user's: one that holds these values needs no write,
+     * another (their edits) is never overwritten */
+    char *have = NULL;
+    size_t have_len = 0;
+    pw_error ignored;
+    if (pw_read_file(path, MAX_SCENE_BYTES, &have, &have_len, &ignored) == PW_OK) {
+        json_t *theirs = json_loadb(have, have_len, 0, NULL);
+        *kept = !theirs || !json_equal(theirs, root);
+        json_decref(theirs);
+        json_decref(root);
+        free(have);
+        return PW_OK;
+    }
+    /* 15 significant digits give back the decimals of the text (0.1, not
+     * 0.10000000000000001), and still every value it holds exactly */
+    char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
     json_decref(root);
     if (!text) return pw_fail(err, PW_ENOMEM, "%s: out of memory", path);
     pw_atomic_file f;

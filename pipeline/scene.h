@@ -103,8 +103,11 @@ pw_status pw_scene_parse(const char *name, const char *json_text, size_t len,
 
 /* Writes the built-in default shot as a scene file at path (atomically), with an
  * "output" section holding sc's cache and frame patterns made absolute, so `powder
- * render PATH`, `turntable` and `export` find what `powder run` made of it. */
-pw_status pw_scene_write_default(const pw_scene *sc, const char *path, pw_error *err);
+ * render PATH`, `turntable` and `export` find what `powder run` made of it. A file
+ * already at path is left as it is; *kept is 1 when it differs from what would have
+ * been written (the user edited it), 0 otherwise. */
+pw_status pw_scene_write_default(const pw_scene *sc, const char *path, int *kept,
+                                 pw_error *err);
 
 /* Applies a "look" file, which holds a "render" section and optionally "name" and
  * "comment" (which describe the look and are not applied); any other top-level key is

@@ -111,6 +111,89 @@ pw_status pw_shot_apply_output_and_look(pw_scene *sc, const char *output, const 
     return rc;
 }
 
+pw_status pw_shot_apply_read_paths(pw_scene *sc, const char *output, const char *caches,
+                                   pw_error *err)
+{
+    pw_status rc = PW_OK;
+    char dir[4096];
+    struct stat st;
+    if (caches) snprintf(dir, sizeof dir, "%s", caches);
+    else if (output) snprintf(dir, sizeof dir, "%s/cache", output);
+    /* --output names where this command's results go; the caches stay where the scene
+     * says unless `powder sim --output` put them under the same folder */
+    if (caches || (output && stat(dir, &st) == 0 && S_ISDIR(st.st_mode)))
+        rc = pw_path_format(sc->cache_pattern, sizeof sc->cache_pattern, err, "%s/%s.####.pwc",
+                            dir, sc->name);
+    if (rc == PW_OK && output)
+        rc = pw_path_format(sc->frame_pattern, sizeof sc->frame_pattern, err, "%s/%s.####.exr",
+                            output, sc->name);
+    return rc;
+}
+
+pw_status pw_shot_no_cache(const pw_scene *sc, int frame, const char *path, pw_error *err)
+{
+    return pw_fail(err, PW_ENOENT,
+                   "%s: no cache for frame %d: `powder sim %s` writes it there (with --output "
+                   "DIR under DIR/cache/), or --caches DIR reads caches from another folder",
+                   path, frame, sc->path);
+}
+
+pw_status pw_shot_cache_info(const pw_scene *sc, int frame, pw_cache_info *info,
+                             pw_error *err)
+{
+    char path[4096];
+    pw_status rc = pw_shot_cache_path(sc, frame, path, sizeof path, err);
+    if (rc != PW_OK) return rc;
+    if (!file_exists(path)) return pw_shot_no_cache(sc, frame, path, err);
+    if ((rc = pw_cache_stat(path, info, err)) != PW_OK) return rc;
+    if (info->sim_hash != sc->sim_hash)
+        return pw_fail(err, PW_EINVAL,
+                       "%s: written by a different simulation setup than %s (sim hash %016llx, "
+                       "scene %016llx); re-simulate with `powder sim --force`",
+                       path, sc->path, (unsigned long long)info->sim_hash,
+                       (unsigned long long)sc->sim_hash);
+    return PW_OK;
+}
+
+pw_status pw_shot_check_caches(const pw_scene *sc, const pw_frame_list *frames,
+                               const unsigned char *skip, pw_cache_problems *out, pw_error *err)
+{
+    memset(out, 0, sizeof *out);
+    for (int k = 0; k < frames->count; k++) {
+        if (skip && skip[k]) continue;
+        pw_error e = {0};
+        pw_cache_info info;
+        if (pw_shot_cache_info(sc, frames->frames[k], &info, &e) == PW_OK) continue;
+        if (out->count == out->capacity) {
+            int cap = out->capacity ? 2 * out->capacity : 8;
+            pw_cache_problem *grown = realloc(out->items, (size_t)cap * sizeof *grown);
+            if (!grown) {
+                pw_cache_problems_free(out);
+                return pw_fail(err, PW_ENOMEM, "out of memory listing damaged caches");
+            }
+            out->items = grown;
+            out->capacity = cap;
+        }
+        out->items[out->count].frame = frames->frames[k];
+        out->items[out->count++].error = e;
+    }
+    if (out->count == 0) return PW_OK;
+    /* the worst code decides the exit status: a missing or foreign cache is bad input */
+    pw_status code = out->items[0].error.code;
+    if (out->count == 1) {
+        *err = out->items[0].error;
+        return code;
+    }
+    return pw_fail(err, code, "%d of the %d frames' caches cannot be read (each is named above); "
+                   "nothing was written", out->count, frames->count);
+}
+
+void pw_cache_problems_free(pw_cache_problems *p)
+{
+    free(p->items);
+    memset(p, 0, sizeof *p);
+}
+
 /* ---- simulation ----------------------------------------------------------------- */
 
 typedef struct {
@@ -368,9 +451,7 @@ static pw_status load_density(const pw_scene *sc, int frame, int n, const double
     char path[4096];
     pw_status rc = pw_shot_cache_path(sc, frame, path, sizeof path, err);
     if (rc != PW_OK) return rc;
-    if (!file_exists(path))
-        return pw_fail(err, PW_EINVAL, "%s: no cache for frame %d (run `powder sim %s` first)",
-                       path, frame, sc->path);
+    if (!file_exists(path)) return pw_shot_no_cache(sc, frame, path, err);
     double t_frame = frame_time(sc, frame), frame_dt = 1.0 / sc->fps;
     int moving = n > 1 || times[0] != t_frame;
     /* ids for the particle-bound detail (so older caches without them still render) and

@@ -8,6 +8,7 @@
 
 #include "frames.h"
 #include "progress.h"
+#include "pw_cache.h"
 #include "pw_error.h"
 #include "scene.h"
 
@@ -54,6 +55,40 @@ pw_status pw_shot_frame_path(const pw_scene *sc, int frame, char *out, size_t n,
  * overwritten by an experiment). Either may be NULL. */
 pw_status pw_shot_apply_output_and_look(pw_scene *sc, const char *output, const char *look,
                                         pw_error *err);
+
+/* Paths for a command that reads caches (render, turntable, export, stats). Its results
+ * go under output (--output DIR; NULL: where the scene says). Caches are read from
+ * caches (--caches DIR) when given, else from output/cache/ when that folder exists
+ * (where `powder sim --output DIR` wrote them), else from where the scene says. */
+pw_status pw_shot_apply_read_paths(pw_scene *sc, const char *output, const char *caches,
+                                   pw_error *err);
+
+/* "<path>: no cache for frame N" with what to do about it (PW_ENOENT). */
+pw_status pw_shot_no_cache(const pw_scene *sc, int frame, const char *path, pw_error *err);
+
+/* The header of frame's cache (every checksum verified), refused when the cache is
+ * missing (with what to do), damaged, or of another simulation setup. */
+pw_status pw_shot_cache_info(const pw_scene *sc, int frame, pw_cache_info *info,
+                             pw_error *err);
+
+typedef struct {
+    int frame;
+    pw_error error; /* names the file and what is wrong */
+} pw_cache_problem;
+
+typedef struct {
+    pw_cache_problem *items;
+    int count, capacity;
+} pw_cache_problems;
+
+/* Checks, before anything is written, that the cache of every listed frame (but those
+ * with skip[k] set; skip may be NULL) exists, is whole (every checksum) and belongs to
+ * this scene's simulation setup: a damaged frame in the middle of a range must not leave
+ * the frames before it made. Every bad frame goes in *out (the caller shows them and
+ * frees *out); *err sums them up, or is the one problem when there is one. */
+pw_status pw_shot_check_caches(const pw_scene *sc, const pw_frame_list *frames,
+                               const unsigned char *skip, pw_cache_problems *out, pw_error *err);
+void pw_cache_problems_free(pw_cache_problems *p);
 
 /* 1 when path is a frame of this scene's simulation setup (its "powder:source" names
  * the sim_hash) that reads back completely; 0 when missing, damaged or rendered from
