@@ -46,31 +46,31 @@ BOX_INLINE void spread_halves(v4f v, v8f r[2])
     r[1] = __builtin_shufflevector(v, v, 2, 2, 2, 2, 3, 3, 3, 3);
 }
 
-/* The stencil weights of the particle at place l, evaluated in float: the polynomials
- * of pw_pstep_expand with t rounded to float, y and z together in one 8-wide vector.
+/* The stencil form of the B-spline (pw_kernel.h) in float, for one axis (x) and for two
+ * side by side (y and z). */
+PW_BSPLINE_STENCIL_DEFINE(bspline_stencil4f, v4f, float, PW_BSPLINE_LANES4)
+PW_BSPLINE_STENCIL_DEFINE(bspline_stencil8f, v8f, float, PW_BSPLINE_LANES8)
+
+/* The stencil weights of the particle at place l, evaluated in float: the stencil form
+ * of pw_kernel.h with t rounded to float, y and z together in one 8-wide vector.
  * Against expanding in double and rounding (what the forces and transfers use), the
  * weights differ by a few 2^-24 in absolute terms (they sum to 1; the small edge weights
- * lose more relative to themselves), like every sum here; it saves the double
- * expansion and its conversions, which made the action and the diagonal faster on the
- * CPU measured (sim/docs/step-speed.md, fourth round). */
+ * lose more relative to themselves), like every sum here (kernel_float_weights_match_double
+ * bounds them: 15 2^-24 for N, 18 2^-24 / h for N'/h); it saves the double expansion
+ * and its conversions, which made the action and the diagonal faster on the CPU
+ * measured (sim/docs/step-speed.md, fourth round). */
 BOX_INLINE void weights_f32(const pw_ploc *l, double inv_h, pw_weights_f32 *f)
 {
-    const v4f a3 = {-1, 3, -3, 1}, a2 = {3, -6, 3, 0}, a1 = {-3, 0, 3, 0}, a0 = {1, 4, 1, 0};
-    const v4f b1 = {2, -4, 2, 0}, b0 = {-1, 0, 1, 0}; /* b2 = a3 */
-    const v8f a3w = {-1, 3, -3, 1, -1, 3, -3, 1}, a2w = {3, -6, 3, 0, 3, -6, 3, 0},
-              a1w = {-3, 0, 3, 0, -3, 0, 3, 0}, a0w = {1, 4, 1, 0, 1, 4, 1, 0},
-              b1w = {2, -4, 2, 0, 2, -4, 2, 0}, b0w = {-1, 0, 1, 0, -1, 0, 1, 0};
     float half_inv_h = (float)(0.5 * inv_h), sixth = 1.f / 6.f;
     float tx = (float)(l->fu[0] - 1.0), ty = (float)(l->fu[1] - 1.0), tz = (float)(l->fu[2] - 1.0);
-    v4f wx = (((a3 * tx + a2) * tx + a1) * tx + a0) * sixth;
-    v4f dwx = ((a3 * tx + b1) * tx + b0) * half_inv_h;
+    v4f t4 = {tx, tx, tx, tx}, wx, dwx;
+    bspline_stencil4f(&t4, sixth, half_inv_h, &wx, &dwx);
     spread_halves(wx, f->wx);
     spread_halves(dwx, f->dwx);
     memcpy(f->w[0], &wx, sizeof wx);
     memcpy(f->dw[0], &dwx, sizeof dwx);
-    v8f t = {ty, ty, ty, ty, tz, tz, tz, tz};
-    v8f w = (((a3w * t + a2w) * t + a1w) * t + a0w) * sixth;
-    v8f dw = ((a3w * t + b1w) * t + b0w) * half_inv_h;
+    v8f t = {ty, ty, ty, ty, tz, tz, tz, tz}, w, dw;
+    bspline_stencil8f(&t, sixth, half_inv_h, &w, &dw);
     memcpy((float *)f->w + 4, &w, sizeof w); /* w[1] and w[2], adjacent */
     memcpy((float *)f->dw + 4, &dw, sizeof dw);
 }

@@ -13,7 +13,9 @@
 #include "constitutive.h"
 #include "grid.h"
 #include "particles.h"
+#include "pw_kernel.h"
 #include "pw_sim.h"
+#include "simd.h"
 
 /* Particle state, structure of arrays (all n entries); the fields are listed once, in
  * particles.c, for everything that handles them as a set. */
@@ -51,22 +53,20 @@ typedef struct {
     uint8_t off[3];
 } pw_pstep;
 
-/* The cubic B-spline at the 4 stencil nodes as polynomials in t = fu - 1 in [0, 1)
- * (node k at distance fu - k): 6 N_k = ((a3 t + a2) t + a1) t + a0 and
- * 2 N'_k = (b2 t + b1) t + b0 (d/dt = d/du), small integer coefficients (exact), one
- * rounding by 1/6 or 1/2 at the end. Inlined into each instruction-set clone and built
- * with -ffp-contract=off, so every clone gives the same bits. */
+/* The cubic B-spline at the 4 stencil nodes in double: the stencil form of pw_kernel.h
+ * (polynomials in t = fu - 1, one rounding by 1/6 or 1/(2h) at the end). Inlined into
+ * each instruction-set clone and built with -ffp-contract=off, so every clone gives the
+ * same bits. */
+PW_BSPLINE_STENCIL_DEFINE(pw_bspline_stencil4d, v4d, double, PW_BSPLINE_LANES4)
+
 static inline __attribute__((always_inline)) void pw_pstep_expand(const pw_ploc *l, double inv_h,
                                                                   pw_pstep *q)
 {
-    typedef double v4 __attribute__((vector_size(32)));
-    const v4 a3 = {-1, 3, -3, 1}, a2 = {3, -6, 3, 0}, a1 = {-3, 0, 3, 0}, a0 = {1, 4, 1, 0};
-    const v4 b1 = {2, -4, 2, 0}, b0 = {-1, 0, 1, 0}; /* b2 = a3 */
     double half_inv_h = 0.5 * inv_h;
     for (int ax = 0; ax < 3; ax++) {
         double t = l->fu[ax] - 1.0; /* exact: fu in [1, 2) */
-        v4 w = (((a3 * t + a2) * t + a1) * t + a0) * (1.0 / 6.0);
-        v4 dw = ((a3 * t + b1) * t + b0) * half_inv_h;
+        v4d tv = {t, t, t, t}, w, dw;
+        pw_bspline_stencil4d(&tv, 1.0 / 6.0, half_inv_h, &w, &dw);
         __builtin_memcpy(q->w[ax], &w, sizeof w);
         __builtin_memcpy(q->dw[ax], &dw, sizeof dw);
         q->fu[ax] = l->fu[ax];

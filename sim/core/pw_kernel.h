@@ -1,11 +1,21 @@
-/* pw_kernel.h — the cubic B-spline of Stomakhin et al. 2013, section 4, shared by the
- * solver (stage 1) and the rasterizer (stage 2) so both see the same kernel.
+/* pw_kernel.h — the cubic B-spline of Stomakhin et al. 2013, section 4: its one
+ * definition, for the solver (stage 1), the rasterizer (stage 2) and the exporters.
  *
  *   N(x) = 1/2|x|^3 - x^2 + 2/3            for 0 <= |x| < 1
  *        = -1/6|x|^3 + x^2 - 2|x| + 4/3     for 1 <= |x| < 2
  *        = 0                               otherwise
  *
- * w_ip = N((x_p - x_i)/h) N((y_p - y_i)/h) N((z_p - z_i)/h), support 4 nodes per axis. */
+ * w_ip = N((x_p - x_i)/h) N((y_p - y_i)/h) N((z_p - z_i)/h), support 4 nodes per axis.
+ *
+ * Two forms, one function:
+ *  - pw_bspline, pw_bspline_deriv, pw_bspline_weights: N and N' as written above, at
+ *    any x. The rasterizer and the exporters use them, and the tests take them as the
+ *    reference.
+ *  - PW_BSPLINE_STENCIL_DEFINE: the same pieces at a particle's four stencil nodes,
+ *    as polynomials in the particle's place, in vector lanes. The solver uses it
+ *    (sim/mpm_internal.h in double, sim/box_f32.h in float). Tests compare each
+ *    instance with pw_bspline, element by element (kernel_partition_of_unity,
+ *    kernel_float_weights_match_double). */
 #ifndef PW_KERNEL_H
 #define PW_KERNEL_H
 
@@ -47,5 +57,45 @@ static inline int pw_bspline_weights(double u, double inv_h, double w[4], double
     }
     return base;
 }
+
+/* ---- the stencil form ---------------------------------------------------------------
+ * With fu = u - base in [1, 2) and t = fu - 1 in [0, 1), node k of the stencil lies at
+ * distance fu - k = 1 + t - k, so each node takes one piece of N, a cubic in t:
+ *   6 N_k = ((a3 t + a2) t + a1) t + a0,   2 N'_k = (a3 t + b1) t + b0   (d/dt = d/du),
+ * with the coefficients below, node k in place k (k = 0: 6 N = (1 - t)^3; k = 1:
+ * 6 N = 3 t^3 - 6 t^2 + 4; k = 2: 6 N = -3 t^3 + 3 t^2 + 3 t + 1; k = 3: 6 N = t^3;
+ * b1 = 2 a2 / 3, b0 = a1 / 3). They are small integers, exact in float and double. */
+#define PW_BSPLINE_A3 -1, 3, -3, 1
+#define PW_BSPLINE_A2 3, -6, 3, 0
+#define PW_BSPLINE_A1 -3, 0, 3, 0
+#define PW_BSPLINE_A0 1, 4, 1, 0
+#define PW_BSPLINE_B1 2, -4, 2, 0
+#define PW_BSPLINE_B0 -1, 0, 1, 0
+
+/* Lane initialisers for the instances: four lanes (nodes 0-3), or eight (nodes 0-3 of
+ * two axes side by side). */
+#define PW_BSPLINE_LANES4(...) {__VA_ARGS__}
+#define PW_BSPLINE_LANES8(...) {__VA_ARGS__, __VA_ARGS__}
+
+/* Defines static inline void name(const V *t, S sixth, S d_scale, V *w, V *dw): in lane
+ * l, node k = l mod 4, *w = 6 N_k(t_l) sixth and *dw = 2 N'_k(t_l) d_scale, for the vector
+ * type V of 4 or 8 lanes of the scalar type S (LANES: PW_BSPLINE_LANES4 or 8); callers
+ * pass sixth = 1/6 and d_scale = 1 / (2 h), each rounded to S, for N_k and N'_k / h.
+ * Every instance does the same operations in the same order (Horner, then one
+ * multiply), so with -ffp-contract=off each instruction-set clone of a caller gives
+ * the same bits. (A macro that defines a typed function: GCC's vector types have no
+ * generic functions. Vectors go by address: a vector argument would change the ABI
+ * between the clones.) */
+#define PW_BSPLINE_STENCIL_DEFINE(name, V, S, LANES)                                           \
+    static inline __attribute__((always_inline)) void name(const V *tp, S sixth, S d_scale,    \
+                                                           V *w, V *dw)                        \
+    {                                                                                          \
+        const V t = *tp;                                                                       \
+        const V a3 = LANES(PW_BSPLINE_A3), a2 = LANES(PW_BSPLINE_A2),                          \
+                a1 = LANES(PW_BSPLINE_A1), a0 = LANES(PW_BSPLINE_A0);                          \
+        const V b1 = LANES(PW_BSPLINE_B1), b0 = LANES(PW_BSPLINE_B0);                          \
+        *w = (((a3 * t + a2) * t + a1) * t + a0) * sixth;                                      \
+        *dw = ((a3 * t + b1) * t + b0) * d_scale;                                              \
+    }
 
 #endif
