@@ -23,9 +23,6 @@ static const char *const transfers[] = {"pic_flip", "apic", NULL};
 
 /* Grid node indices are packed into 21 bits per axis by the sparse grid. */
 #define MAX_CELLS_PER_AXIS 2097152.0
-/* e^709 is the largest finite double; the hardening factor e^{xi (1 - Jp_min)} must
- * stay well below it or the stress overflows at the strongest compression. */
-#define MAX_HARDENING_EXPONENT 700.0
 
 /* ---- materials ------------------------------------------------------------------- */
 
@@ -36,58 +33,22 @@ static pw_status parse_material(const sc_ctx *c, json_t *obj, const char *path,
     if (rc != PW_OK) return rc;
     pw_material_default(m);
     snprintf(m->name, sizeof m->name, "%s", name);
-    const sc_range E = {0, INFINITY, 1, 1, "Young's modulus [Pa]"};
-    const sc_range nu = {-1, 0.5, 1, 1, "Poisson's ratio"};
-    const sc_range xi = {0, INFINITY, 0, 1, "the hardening coefficient"};
-    const sc_range theta_c = {0, 1, 1, 1, "the critical compression"};
-    const sc_range theta_s = {0, 1, 1, 1, "the critical stretch"};
-    const sc_range rho = {0, INFINITY, 1, 1, "the density [kg/m^3]"};
-    const sc_range Jp_min = {0, 1, 1, 0, "Jp_min"};
-    const sc_range Jp_max = {1, INFINITY, 0, 1, "Jp_max"};
-    const sc_range noise = {0, 1, 0, 1, "the relative noise amplitude"};
-    const sc_range len = {0, INFINITY, 0, 1, "a length [m]"};
-    const sc_range factor = {0, INFINITY, 1, 1, "a multiplier"};
-    const sc_range rho_max = {0, INFINITY, 0, 1, "the compaction limit [kg/m^3]"};
-    const sc_range Jp_floor = {0, 1, 0, 1, "the least J_P of plastic compaction"};
-    if ((rc = sc_number(c, obj, path, "E0", 0, m->E0, E, &m->E0)) != PW_OK ||
-        (rc = sc_number(c, obj, path, "nu", 0, m->nu, nu, &m->nu)) != PW_OK ||
-        (rc = sc_number(c, obj, path, "xi", 0, m->xi, xi, &m->xi)) != PW_OK ||
-        (rc = sc_number(c, obj, path, "theta_c", 0, m->theta_c, theta_c, &m->theta_c)) ||
-        (rc = sc_number(c, obj, path, "theta_s", 0, m->theta_s, theta_s, &m->theta_s)) ||
-        (rc = sc_number(c, obj, path, "rho0", 0, m->rho0, rho, &m->rho0)) != PW_OK ||
-        (rc = sc_number(c, obj, path, "Jp_min", 0, m->Jp_min, Jp_min, &m->Jp_min)) ||
-        (rc = sc_number(c, obj, path, "Jp_max", 0, m->Jp_max, Jp_max, &m->Jp_max)) ||
-        (rc = sc_number(c, obj, path, "E_noise", 0, m->E_noise, noise, &m->E_noise)) ||
-        (rc = sc_number(c, obj, path, "noise_scale", 0, m->noise_scale, len,
-                        &m->noise_scale)) ||
-        (rc = sc_number(c, obj, path, "shell_depth", 0, m->shell_depth, len,
-                        &m->shell_depth)) ||
-        (rc = sc_number(c, obj, path, "shell_E_factor", 0, m->shell_E_factor, factor,
-                        &m->shell_E_factor)) ||
-        (rc = sc_number(c, obj, path, "shell_rho_factor", 0, m->shell_rho_factor, factor,
-                        &m->shell_rho_factor)) ||
-        (rc = sc_number(c, obj, path, "rho_max", 0, m->rho_max, rho_max, &m->rho_max)) ||
-        (rc = sc_number(c, obj, path, "Jp_floor", 0, m->Jp_floor, Jp_floor, &m->Jp_floor)))
-        return rc;
+    /* every number's range is the solver's own (pw_material_ranges) */
+    for (const pw_material_range *r = pw_material_ranges; r->key; r++) {
+        double *field = (double *)((char *)m + r->offset);
+        const sc_range range = {r->lo, r->hi, r->lo_open, r->hi_open, r->what};
+        if ((rc = sc_number(c, obj, path, r->key, 0, *field, range, field)) != PW_OK) return rc;
+    }
     /* Keys added after caches were written stay out of the canonical text (sim_hash) at
      * their no-op value, so those caches still belong to the scenes that made them. */
     if (m->Jp_floor == 0) json_object_del(obj, "Jp_floor");
-    char at[SC_PATH];
-    if (m->rho_max > 0 && !(m->rho_max > m->rho0)) {
-        sc_join(at, path, "rho_max");
-        return sc_fail_value(c, at, m->rho_max, "must be 0 (no limit) or above rho0 = %g kg/m^3",
-                             m->rho0);
-    }
-    if (m->E_noise > 0 && !(m->noise_scale > 0)) {
-        sc_join(at, path, "noise_scale");
-        return sc_fail_value(c, at, m->noise_scale, "must be > 0 when E_noise > 0 (the "
-                             "noise's feature size [m])");
-    }
-    if (m->xi * (1 - m->Jp_min) > MAX_HARDENING_EXPONENT) {
-        sc_join(at, path, "xi");
-        return sc_fail_value(c, at, m->xi, "the hardening factor e^(xi (1 - Jp_min)) = e^%g "
-                             "overflows (keep xi (1 - Jp_min) <= %g)",
-                             m->xi * (1 - m->Jp_min), MAX_HARDENING_EXPONENT);
+    /* and the rules between numbers, as seeding checks them */
+    const char *key;
+    double value;
+    char why[160], at[SC_PATH];
+    if (pw_material_check(m, &key, &value, why, sizeof why) != PW_OK) {
+        sc_join(at, path, key);
+        return sc_fail_value(c, at, value, "%s", why);
     }
     return PW_OK;
 }

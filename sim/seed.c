@@ -6,6 +6,8 @@
  * union of `add` and outside the union of `subtract` are kept. Stomakhin et al. 2013,
  * section 10, vary the parameters per particle: a harder, denser outer shell and
  * multiplicative noise on E; both are applied here. */
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -172,27 +174,80 @@ static pw_status check_body(const pw_body_desc *b, double h, pw_error *err)
     return rc;
 }
 
+#define FIELD(f) offsetof(pw_material, f)
+const pw_material_range pw_material_ranges[] = {
+    {"E0", FIELD(E0), 0, INFINITY, 1, 1, "Young's modulus [Pa]"},
+    {"nu", FIELD(nu), -1, 0.5, 1, 1, "Poisson's ratio"},
+    {"xi", FIELD(xi), 0, INFINITY, 0, 1, "the hardening coefficient"},
+    {"theta_c", FIELD(theta_c), 0, 1, 1, 1, "the critical compression"},
+    {"theta_s", FIELD(theta_s), 0, 1, 1, 1, "the critical stretch"},
+    {"rho0", FIELD(rho0), 0, INFINITY, 1, 1, "the density [kg/m^3]"},
+    {"Jp_min", FIELD(Jp_min), 0, 1, 1, 0, "Jp_min"},
+    {"Jp_max", FIELD(Jp_max), 1, INFINITY, 0, 1, "Jp_max"},
+    {"E_noise", FIELD(E_noise), 0, 1, 0, 1, "the relative noise amplitude"},
+    {"noise_scale", FIELD(noise_scale), 0, INFINITY, 0, 1, "a length [m]"},
+    {"shell_depth", FIELD(shell_depth), 0, INFINITY, 0, 1, "a length [m]"},
+    {"shell_E_factor", FIELD(shell_E_factor), 0, INFINITY, 1, 1, "a multiplier"},
+    {"shell_rho_factor", FIELD(shell_rho_factor), 0, INFINITY, 1, 1, "a multiplier"},
+    {"rho_max", FIELD(rho_max), 0, INFINITY, 0, 1, "the compaction limit [kg/m^3]"},
+    {"Jp_floor", FIELD(Jp_floor), 0, 1, 0, 1, "the least J_P of plastic compaction"},
+    {NULL, 0, 0, 0, 0, 0, NULL}};
+#undef FIELD
+
+const pw_material_range *pw_material_range_of(const char *key)
+{
+    for (const pw_material_range *r = pw_material_ranges; r->key; r++)
+        if (!strcmp(r->key, key)) return r;
+    return NULL;
+}
+
+int pw_material_range_holds(const pw_material_range *r, double v)
+{
+    return (r->lo_open ? v > r->lo : v >= r->lo) && (r->hi_open ? v < r->hi : v <= r->hi);
+}
+
+pw_status pw_material_check(const pw_material *m, const char **key, double *value, char *why,
+                            size_t why_size)
+{
+    for (const pw_material_range *r = pw_material_ranges; r->key; r++) {
+        double v = *(const double *)((const char *)m + r->offset);
+        if (pw_material_range_holds(r, v)) continue;
+        *key = r->key;
+        *value = v;
+        snprintf(why, why_size, "must be in %c%g, %g%c", r->lo_open ? '(' : '[', r->lo, r->hi,
+                 r->hi_open ? ')' : ']');
+        return PW_EINVAL;
+    }
+    if (m->rho_max > 0 && !(m->rho_max > m->rho0)) {
+        *key = "rho_max";
+        *value = m->rho_max;
+        snprintf(why, why_size, "must be 0 (no limit) or above rho0 = %g kg/m^3", m->rho0);
+        return PW_EINVAL;
+    }
+    if (m->E_noise > 0 && !(m->noise_scale > 0)) {
+        *key = "noise_scale";
+        *value = m->noise_scale;
+        snprintf(why, why_size, "must be > 0 when E_noise > 0 (the noise's feature size [m])");
+        return PW_EINVAL;
+    }
+    if (m->xi * (1 - m->Jp_min) > PW_MAX_HARDENING_EXPONENT) {
+        *key = "xi";
+        *value = m->xi;
+        snprintf(why, why_size, "the hardening factor e^(xi (1 - Jp_min)) = e^%g overflows "
+                 "(keep xi (1 - Jp_min) <= %g)", m->xi * (1 - m->Jp_min),
+                 PW_MAX_HARDENING_EXPONENT);
+        return PW_EINVAL;
+    }
+    return PW_OK;
+}
+
 static pw_status check_material(const pw_material *m, pw_error *err)
 {
-    const char *bad = NULL;
-    double val = 0;
-    if (!(m->E0 > 0)) bad = "E0", val = m->E0;
-    else if (!(m->nu > -1 && m->nu < 0.5)) bad = "nu", val = m->nu;
-    else if (!(m->rho0 > 0)) bad = "rho0", val = m->rho0;
-    else if (!(m->theta_c >= 0 && m->theta_c < 1)) bad = "theta_c", val = m->theta_c;
-    else if (!(m->theta_s >= 0)) bad = "theta_s", val = m->theta_s;
-    else if (!(m->Jp_min > 0 && m->Jp_max >= m->Jp_min)) bad = "Jp_min/Jp_max", val = m->Jp_min;
-    else if (!(m->rho_max == 0 || (m->rho_max > m->rho0 && isfinite(m->rho_max))))
-        bad = "rho_max (0 or > rho0)", val = m->rho_max;
-    else if (!(m->Jp_floor >= 0 && m->Jp_floor < 1)) bad = "Jp_floor", val = m->Jp_floor;
-    else if (!(m->E_noise >= 0 && m->E_noise < 1)) bad = "E_noise", val = m->E_noise;
-    else if (m->E_noise > 0 && !(m->noise_scale > 0)) bad = "noise_scale", val = m->noise_scale;
-    else if (!(m->shell_depth >= 0)) bad = "shell_depth", val = m->shell_depth;
-    else if (!(m->shell_E_factor > 0)) bad = "shell_E_factor", val = m->shell_E_factor;
-    else if (!(m->shell_rho_factor > 0)) bad = "shell_rho_factor", val = m->shell_rho_factor;
-    if (bad)
-        return pw_fail(err, PW_EINVAL, "material '%s': %s out of range (%g)", m->name, bad, val);
-    return PW_OK;
+    const char *key;
+    double value;
+    char why[160];
+    if (pw_material_check(m, &key, &value, why, sizeof why) == PW_OK) return PW_OK;
+    return pw_fail(err, PW_EINVAL, "material '%s': %s = %g: %s", m->name, key, value, why);
 }
 
 /* ---- output arrays ------------------------------------------------------------- */
@@ -348,25 +403,14 @@ pw_status pw_seed_body(const pw_body_desc *b, const pw_material *mat, double h, 
                                 (k + unit_double(mix64(r ^ 3))) * h);
                     double phi = body_phi(add, b->n_add, sub, b->n_subtract, x);
                     if (!(phi < 0)) continue;
-                    if ((rc = seeded_reserve(out, out->n + 1, err)) != PW_OK) {
+                    /* 3. per-particle material (section 10); the velocity below */
+                    double E, rho;
+                    particle_material(mat, b->seed, x, -phi, &E, &rho);
+                    if ((rc = pw_seeded_append(out, x, v3_zero(), rho * h * h * h / nppc, E, rho,
+                                               mat, err)) != PW_OK) {
                         out->n = first;
                         goto done;
                     }
-                    /* 3. per-particle material (section 10) */
-                    size_t p = out->n++;
-                    double E, rho;
-                    particle_material(mat, b->seed, x, -phi, &E, &rho);
-                    out->x[p] = x;
-                    out->m[p] = rho * h * h * h / nppc;
-                    pw_lame(E, mat->nu, &out->mu0[p], &out->lambda0[p]);
-                    out->xi[p] = mat->xi;
-                    out->theta_c[p] = mat->theta_c;
-                    out->theta_s[p] = mat->theta_s;
-                    out->Jp_min[p] = mat->Jp_min;
-                    out->Jp_max[p] = mat->Jp_max;
-                    /* (the denser shell, seeded above rho_max, is not compacted at all) */
-                    double floor_rho = mat->rho_max > 0 ? fmin(1.0, rho / mat->rho_max) : 0.0;
-                    out->Jp_floor[p] = fmax(mat->Jp_floor, floor_rho);
                 }
 
     /* 4. rigid initial velocity about the body's centre of mass */
@@ -383,6 +427,27 @@ done:
     free_shapes(add, b->n_add);
     free_shapes(sub, b->n_subtract);
     return rc;
+}
+
+pw_status pw_seeded_append(pw_seeded *out, vec3 x, vec3 v, double m, double E, double rho,
+                           const pw_material *mat, pw_error *err)
+{
+    pw_status rc = seeded_reserve(out, out->n + 1, err);
+    if (rc != PW_OK) return rc;
+    size_t p = out->n++;
+    out->x[p] = x;
+    out->v[p] = v;
+    out->m[p] = m;
+    pw_lame(E, mat->nu, &out->mu0[p], &out->lambda0[p]);
+    out->xi[p] = mat->xi;
+    out->theta_c[p] = mat->theta_c;
+    out->theta_s[p] = mat->theta_s;
+    out->Jp_min[p] = mat->Jp_min;
+    out->Jp_max[p] = mat->Jp_max;
+    /* (the denser shell, seeded above rho_max, is not compacted at all) */
+    double floor_rho = mat->rho_max > 0 ? fmin(1.0, rho / mat->rho_max) : 0.0;
+    out->Jp_floor[p] = fmax(mat->Jp_floor, floor_rho);
+    return PW_OK;
 }
 
 void pw_seeded_free(pw_seeded *s)

@@ -37,6 +37,44 @@ typedef struct {
 
 void pw_material_default(pw_material *m); /* Stomakhin et al. 2013, Table 2 */
 
+/* The allowed interval of one number of a material: the one statement of what the
+ * solver accepts, which the scene parser (messages naming file and key), seeding (for
+ * materials made in code) and the solver's per-particle check all read. */
+typedef struct {
+    const char *key;     /* the field's scene key ("theta_c"); NULL ends the table */
+    size_t offset;       /* offsetof(pw_material, field) */
+    double lo, hi;       /* may be -INFINITY / INFINITY */
+    int lo_open, hi_open; /* 1 excludes the end point */
+    const char *what;    /* "the critical compression" */
+} pw_material_range;
+
+extern const pw_material_range pw_material_ranges[];
+
+/* The range of key, or NULL when the material has no such number. */
+const pw_material_range *pw_material_range_of(const char *key);
+
+/* 1 when value lies in r. */
+int pw_material_range_holds(const pw_material_range *r, double value);
+
+/* e^709 is the largest finite double: the hardening factor e^{xi (1 - Jp_min)} must stay
+ * well below it or the stress overflows at the strongest compression. */
+#define PW_MAX_HARDENING_EXPONENT 700.0
+
+/* Checks every range and the rules between fields (rho_max 0 or above rho0, a
+ * noise_scale for E_noise, a finite hardening factor). On failure returns PW_EINVAL
+ * with the offending key in *key, its value in *value and the rule in why ("must be
+ * in (0, 1)"; "must be 0 (no limit) or above rho0 = 400 kg/m^3"). */
+pw_status pw_material_check(const pw_material *m, const char **key, double *value, char *why,
+                            size_t why_size);
+
+/* Appends one particle of material mat at x moving at v, of mass m [kg], with Young's
+ * modulus E [Pa] and density rho [kg/m^3] (the material's, or varied by noise and
+ * shell): every other per-particle parameter comes from mat. The one way particles are
+ * made, by seeding, the solver's test bodies and the benchmarks. */
+struct pw_seeded;
+pw_status pw_seeded_append(struct pw_seeded *out, vec3 x, vec3 v, double m, double E, double rho,
+                           const pw_material *mat, pw_error *err);
+
 typedef struct {
     pw_shape add[PW_BODY_MAX_SHAPES];      /* union of these ... */
     int n_add;

@@ -166,17 +166,19 @@ static pw_status check_seeded(const pw_sim *s, const pw_seeded *in, size_t k, si
         !isfinite(in->lambda0[k]))
         return pw_fail(err, PW_EINVAL, "sim: particle %zu: Lame parameters must be >= 0 [Pa] (%g, %g)",
                        g, in->mu0[k], in->lambda0[k]);
-    if (!(in->xi[k] >= 0) || !isfinite(in->xi[k]))
-        return pw_fail(err, PW_EINVAL, "sim: particle %zu: xi must be >= 0 (%g)", g, in->xi[k]);
-    if (!(in->theta_c[k] >= 0 && in->theta_c[k] < 1) || !(in->theta_s[k] >= 0) ||
-        !isfinite(in->theta_s[k]))
-        return pw_fail(err, PW_EINVAL,
-                       "sim: particle %zu: theta_c must be in [0, 1), theta_s >= 0 (%g, %g)", g,
-                       in->theta_c[k], in->theta_s[k]);
-    if (!(in->Jp_min[k] > 0 && in->Jp_min[k] <= 1) || !(in->Jp_max[k] >= 1) ||
-        !isfinite(in->Jp_max[k]))
-        return pw_fail(err, PW_EINVAL, "sim: particle %zu: Jp clamp must be 0 < min <= 1 <= max (%g, %g)",
-                       g, in->Jp_min[k], in->Jp_max[k]);
+    /* the material's own ranges (pw_material_ranges), one particle at a time */
+    static const char *const keys[] = {"xi", "theta_c", "theta_s", "Jp_min", "Jp_max"};
+    const double vals[] = {in->xi[k], in->theta_c[k], in->theta_s[k], in->Jp_min[k],
+                           in->Jp_max[k]};
+    for (int q = 0; q < 5; q++) {
+        const pw_material_range *r = pw_material_range_of(keys[q]);
+        if (!pw_material_range_holds(r, vals[q]))
+            return pw_fail(err, PW_EINVAL, "sim: particle %zu: %s = %g: %s must be in %c%g, %g%c",
+                           g, keys[q], vals[q], r->what, r->lo_open ? '(' : '[', r->lo, r->hi,
+                           r->hi_open ? ')' : ']');
+    }
+    /* a particle's floor also holds the density limit's, which reaches 1 for a shell
+     * seeded above rho_max: [0, 1], where a material's own Jp_floor is below 1 */
     if (in->Jp_floor && !(in->Jp_floor[k] >= 0 && in->Jp_floor[k] <= 1))
         return pw_fail(err, PW_EINVAL, "sim: particle %zu: the compaction floor of J_P must be in [0, 1] (%g)",
                        g, in->Jp_floor[k]);

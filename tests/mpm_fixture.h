@@ -1,6 +1,7 @@
-/* mpm_fixture.h — small particle bodies for the solver tests, built without the
- * seeding module so the solver's tests depend only on the solver: a jittered lattice
- * of k^3 particles per cell inside a box or a sphere, Table 2 material. */
+/* mpm_fixture.h — small particle bodies for the solver tests, placed without the
+ * seeder's sampling so the solver's tests depend only on the solver and a regular
+ * lattice: a jittered lattice of k^3 particles per cell inside a box or a sphere,
+ * Table 2 material, each particle made by pw_seeded_append. */
 #ifndef PW_TEST_MPM_FIXTURE_H
 #define PW_TEST_MPM_FIXTURE_H
 
@@ -10,6 +11,7 @@
 #include "constitutive.h"
 #include "pw_file.h"
 #include "pw_sim.h"
+#include "seed.h"
 
 typedef struct {
     vec3 lo, hi;          /* [m] bounding box of the body                 */
@@ -42,7 +44,7 @@ static inline double fixture_rand(unsigned *s)
     return (*s >> 8) * (1.0 / 16777216.0);
 }
 
-/* Appends the body's particles to out (arrays grown with realloc). */
+/* Appends the body's particles to out. */
 static inline void fixture_fill(pw_seeded *out, const fixture_body *b)
 {
     double d = b->h / b->k;
@@ -50,8 +52,11 @@ static inline void fixture_fill(pw_seeded *out, const fixture_body *b)
     double r = 0.5 * fmin(fmin(b->hi.x - b->lo.x, b->hi.y - b->lo.y), b->hi.z - b->lo.z);
     int nx = (int)floor((b->hi.x - b->lo.x) / d + 1e-9), ny = (int)floor((b->hi.y - b->lo.y) / d + 1e-9),
         nz = (int)floor((b->hi.z - b->lo.z) / d + 1e-9);
-    double mu, lambda;
-    pw_lame(b->E, b->nu, &mu, &lambda);
+    pw_material mat;
+    pw_material_default(&mat); /* Table 2, with the body's E, nu and density */
+    mat.E0 = b->E;
+    mat.nu = b->nu;
+    mat.rho0 = b->rho;
     unsigned s = b->seed;
     for (int kz = 0; kz < nz; kz++)
         for (int ky = 0; ky < ny; ky++)
@@ -64,31 +69,10 @@ static inline void fixture_fill(pw_seeded *out, const fixture_body *b)
                 }
                 vec3 x = v3(b->lo.x + (kx + jx) * d, b->lo.y + (ky + jy) * d, b->lo.z + (kz + jz) * d);
                 if (b->sphere && v3_length(v3_sub(x, c)) > r) continue;
-                if (out->n == out->capacity) {
-                    out->capacity = out->capacity ? 2 * out->capacity : 1024;
-                    size_t n = out->capacity;
-                    out->x = realloc(out->x, n * sizeof *out->x);
-                    out->v = realloc(out->v, n * sizeof *out->v);
-                    out->m = realloc(out->m, n * sizeof *out->m);
-                    out->mu0 = realloc(out->mu0, n * sizeof(double));
-                    out->lambda0 = realloc(out->lambda0, n * sizeof(double));
-                    out->xi = realloc(out->xi, n * sizeof(double));
-                    out->theta_c = realloc(out->theta_c, n * sizeof(double));
-                    out->theta_s = realloc(out->theta_s, n * sizeof(double));
-                    out->Jp_min = realloc(out->Jp_min, n * sizeof(double));
-                    out->Jp_max = realloc(out->Jp_max, n * sizeof(double));
-                }
-                size_t p = out->n++;
-                out->x[p] = x;
-                out->v[p] = v3_add(b->v, v3_cross(b->omega, v3_sub(x, c)));
-                out->m[p] = b->rho * d * d * d;
-                out->mu0[p] = mu;
-                out->lambda0[p] = lambda;
-                out->xi[p] = 10;
-                out->theta_c[p] = 2.5e-2;
-                out->theta_s[p] = 7.5e-3;
-                out->Jp_min[p] = 0.6;
-                out->Jp_max[p] = 20;
+                vec3 v = v3_add(b->v, v3_cross(b->omega, v3_sub(x, c)));
+                if (pw_seeded_append(out, x, v, b->rho * d * d * d, b->E, b->rho, &mat, NULL) !=
+                    PW_OK)
+                    exit(3);
             }
 }
 

@@ -64,38 +64,21 @@ static double rand01(uint64_t *s)
 /* A jittered lattice of 8 particles per cell inside the sphere (Table 2 material). */
 static int fill_ball(pw_seeded *sd, vec3 c, double r, double h, vec3 v)
 {
-    double d = h / 2, rho = 400, mu, lambda;
-    pw_lame(1.4e5, 0.2, &mu, &lambda);
+    double d = h / 2;
+    pw_material mat;
+    pw_material_default(&mat);
     int n = (int)ceil(2 * r / d);
-    size_t cap = (size_t)n * n * n;
-    sd->x = malloc(cap * sizeof *sd->x);
-    sd->v = malloc(cap * sizeof *sd->v);
-    sd->m = malloc(cap * sizeof *sd->m);
-    double **f[] = {&sd->mu0, &sd->lambda0, &sd->xi, &sd->theta_c, &sd->theta_s, &sd->Jp_min,
-                    &sd->Jp_max};
-    for (int k = 0; k < 7; k++) *f[k] = malloc(cap * sizeof(double));
-    if (!sd->x || !sd->v || !sd->m || !sd->Jp_max) return -1;
     uint64_t seed = 1;
-    sd->n = 0;
     for (int k = 0; k < n; k++)
         for (int j = 0; j < n; j++)
             for (int i = 0; i < n; i++) {
                 vec3 x = v3(c.x - r + (i + rand01(&seed)) * d, c.y - r + (j + rand01(&seed)) * d,
                             c.z - r + (k + rand01(&seed)) * d);
                 if (v3_length(v3_sub(x, c)) > r) continue;
-                size_t p = sd->n++;
-                sd->x[p] = x;
-                sd->v[p] = v;
-                sd->m[p] = rho * d * d * d;
-                sd->mu0[p] = mu;
-                sd->lambda0[p] = lambda;
-                sd->xi[p] = 10;
-                sd->theta_c[p] = 2.5e-2;
-                sd->theta_s[p] = 7.5e-3;
-                sd->Jp_min[p] = 0.6;
-                sd->Jp_max[p] = 20;
+                if (pw_seeded_append(sd, x, v, mat.rho0 * d * d * d, mat.E0, mat.rho0, &mat,
+                                     NULL) != PW_OK)
+                    return -1;
             }
-    sd->capacity = cap;
     return 0;
 }
 
