@@ -265,32 +265,23 @@ double pw_fcr_energy(mat3 F, double mu, double lambda)
     return mu * dev + 0.5 * lambda * (J - 1.0) * (J - 1.0);
 }
 
-mat3 pw_fcr_stress(mat3 F, double mu, double lambda)
-{
-    mat3 R;
-    m3_polar(F, &R, NULL);
-    double J = m3_det(F);
-    return m3_add(m3_scale(m3_sub(F, R), 2.0 * mu), m3_scale(m3_cofactor(F), lambda * (J - 1.0)));
-}
+/* The stress and its differential are formed once, from the cache (R, cof F, J and
+ * (tr(S) I - S)^-1 of one SVD of F); the forms from F alone factor F with m3_svd first.
+ * They are the scalar reference of the solver's lanes (pw_mpm_linearise_stress). */
 
-mat3 pw_polar_rotation_differential(mat3 F, mat3 dF)
+void pw_fcr_cache_init_svd(pw_fcr_cache *c, mat3 F, const pw_svd3 *f, double mu, double lambda)
 {
-    mat3 U, V;
-    vec3 s;
-    m3_svd(F, &U, &s, &V);
-    mat3 R = m3_mul(U, m3_transpose(V));
-    /* solve (tr(S) I - S) w = b in S's eigenbasis V, where it is diagonal */
-    vec3 b = m3_mulv(m3_transpose(V), rotation_rhs(R, dF));
+    mat3 Vt = m3_transpose(f->V);
+    vec3 s = f->sigma;
+    c->F = F;
+    c->R = m3_mul(f->U, Vt);
+    c->cofF = m3_cofactor(F);
+    c->J = m3_det(F);
+    c->mu = mu;
+    c->lambda = lambda;
     double inv[3];
     pair_sum_inverses(s, inv);
-    vec3 w = m3_mulv(V, v3(b.x * inv[0], b.y * inv[1], b.z * inv[2]));
-    return m3_mul(R, skew(w));
-}
-
-mat3 pw_fcr_stress_differential(mat3 F, double mu, double lambda, mat3 dF)
-{
-    mat3 dR = pw_polar_rotation_differential(F, dF);
-    return stress_differential_from(dF, dR, m3_cofactor(F), m3_det(F), mu, lambda, F);
+    c->inv_trS_minus_S = m3_mul(scale_columns(f->V, v3(inv[0], inv[1], inv[2])), Vt);
 }
 
 void pw_fcr_cache_init(pw_fcr_cache *c, mat3 F, double mu, double lambda)
@@ -298,6 +289,47 @@ void pw_fcr_cache_init(pw_fcr_cache *c, mat3 F, double mu, double lambda)
     pw_svd3 f;
     m3_svd(F, &f.U, &f.sigma, &f.V);
     pw_fcr_cache_init_svd(c, F, &f, mu, lambda);
+}
+
+/* dR = R [w]x, with (tr(S) I - S) w = axial(R^T dF - dF^T R) solved by the cached
+ * inverse */
+static mat3 rotation_differential(const pw_fcr_cache *c, mat3 dF)
+{
+    vec3 w = m3_mulv(c->inv_trS_minus_S, rotation_rhs(c->R, dF));
+    return m3_mul(c->R, skew(w));
+}
+
+mat3 pw_fcr_stress_cached(const pw_fcr_cache *c)
+{
+    return m3_add(m3_scale(m3_sub(c->F, c->R), 2.0 * c->mu),
+                  m3_scale(c->cofF, c->lambda * (c->J - 1.0)));
+}
+
+mat3 pw_fcr_stress_differential_cached(const pw_fcr_cache *c, mat3 dF)
+{
+    mat3 dR = rotation_differential(c, dF);
+    return stress_differential_from(dF, dR, c->cofF, c->J, c->mu, c->lambda, c->F);
+}
+
+mat3 pw_fcr_stress(mat3 F, double mu, double lambda)
+{
+    pw_fcr_cache c;
+    pw_fcr_cache_init(&c, F, mu, lambda);
+    return pw_fcr_stress_cached(&c);
+}
+
+mat3 pw_polar_rotation_differential(mat3 F, mat3 dF)
+{
+    pw_fcr_cache c;
+    pw_fcr_cache_init(&c, F, 0.0, 0.0);
+    return rotation_differential(&c, dF);
+}
+
+mat3 pw_fcr_stress_differential(mat3 F, double mu, double lambda, mat3 dF)
+{
+    pw_fcr_cache c;
+    pw_fcr_cache_init(&c, F, mu, lambda);
+    return pw_fcr_stress_differential_cached(&c, dF);
 }
 
 /* The unit quaternions of four proper rotations, one per lane, each from its
@@ -353,28 +385,6 @@ void pw_svd3_unpack(const pw_svd3_packed *in, pw_svd3 *f)
     f->U = pw_quat_to_rotation(in->qU);
     f->V = pw_quat_to_rotation(in->qV);
     f->sigma = in->sigma;
-}
-
-void pw_fcr_cache_init_svd(pw_fcr_cache *c, mat3 F, const pw_svd3 *f, double mu, double lambda)
-{
-    mat3 Vt = m3_transpose(f->V);
-    vec3 s = f->sigma;
-    c->F = F;
-    c->R = m3_mul(f->U, Vt);
-    c->cofF = m3_cofactor(F);
-    c->J = m3_det(F);
-    c->mu = mu;
-    c->lambda = lambda;
-    double inv[3];
-    pair_sum_inverses(s, inv);
-    c->inv_trS_minus_S = m3_mul(scale_columns(f->V, v3(inv[0], inv[1], inv[2])), Vt);
-}
-
-mat3 pw_fcr_stress_differential_cached(const pw_fcr_cache *c, mat3 dF)
-{
-    vec3 w = m3_mulv(c->inv_trS_minus_S, rotation_rhs(c->R, dF));
-    mat3 dR = m3_mul(c->R, skew(w));
-    return stress_differential_from(dF, dR, c->cofF, c->J, c->mu, c->lambda, c->F);
 }
 
 int pw_plasticity_update(mat3 Fe_hat, mat3 Fp, double theta_c, double theta_s, mat3 *Fe_out,

@@ -32,9 +32,11 @@ mat3 pw_fcr_stress_differential(mat3 F, double mu, double lambda, mat3 dF);
 /* dR for F = R S and a perturbation dF (exposed for the finite-difference test). */
 mat3 pw_polar_rotation_differential(mat3 F, mat3 dF);
 
-/* Per-particle precomputation for repeated Hessian actions within one step:
- * R, cof(F), J and (tr(S) I - S)^-1 are fixed while the solver iterates (S itself,
- * F = R S, is needed only through that inverse). */
+/* What the stress and its differential are formed from, once per F: R, cof(F), J and
+ * (tr(S) I - S)^-1 (S itself, F = R S, is needed only through that inverse). The
+ * functions on it are the scalar definition of P and dP: the ones above factor F with
+ * m3_svd and call them, and the solver's lanes (pw_mpm_linearise_stress, hessian.h,
+ * which forms K = the matrix of G -> V0 dP(F; G F) F^T) are tested against them. */
 typedef struct {
     mat3 F, R, cofF;
     double J, mu, lambda;
@@ -78,9 +80,11 @@ static inline mat3 pw_quat_to_rotation(const double q[4])
     return R;
 }
 
-/* pw_fcr_cache_init from a known SVD of F (the solver keeps the one of the plasticity
- * step, which is how it formed Fe, instead of factoring Fe again). */
+/* pw_fcr_cache_init from a known SVD of F (as the solver's lanes take the one of the
+ * plasticity step, which is how it formed Fe, instead of factoring Fe again). */
 void pw_fcr_cache_init_svd(pw_fcr_cache *c, mat3 F, const pw_svd3 *f, double mu, double lambda);
+/* P and dP(dF) of the cached F, as pw_fcr_stress and pw_fcr_stress_differential. */
+mat3 pw_fcr_stress_cached(const pw_fcr_cache *c);
 mat3 pw_fcr_stress_differential_cached(const pw_fcr_cache *c, mat3 dF);
 
 /* Eq. 11-12: given the trial elastic gradient Fe_hat = (I + dt grad v) Fe^n and the

@@ -28,20 +28,8 @@
  * like the other terms. Each entry of the upper triangle is formed once and stored in
  * both triangles, so every particle's K is exactly symmetric (and the assembled
  * operator symmetric up to the rounding of its sums). */
-#define STRESS_LANES 4
 
-/* What the stress of a particle is formed from: Fe, its SVD (from the plasticity step,
- * or factored here), the hardened Lame parameters and the volume. */
-typedef struct {
-    mat3 F;
-    pw_svd3 f; /* filled in place: a copy of the factors as one struct reloaded the
-                  unpacking's 8-byte stores 16 bytes at a time, which cannot be
-                  forwarded, and the batch loop waited on it (sim/docs/step-speed.md,
-                  third round) */
-    double mu, lambda, V0;
-} stress_input;
-
-/* The stress caches and K of up to STRESS_LANES particles, one per vector lane: the
+/* The stress caches and K of up to PW_STRESS_LANES particles, one per vector lane: the
  * polar rotation R = U V^T, cof(F), J, (tr(S) I - S)^-1 = V diag(1 / (s_j + s_k)) V^T,
  * the matrix B = -V0 P F^T of the forces, and K. Each lane does the one-particle
  * operations in their order (as pw_fcr_cache_init_svd and m3_mul sum them; no
@@ -50,12 +38,12 @@ typedef struct {
  * of K is unrolled whole, so that its index tests resolve at compile time (as a loop,
  * the index arithmetic cost more than the products: sim/docs/step-speed.md, first
  * round, change 5). */
-BOX_CLONES static void linearise_stress(const stress_input *in, int n, pw_pstress *st,
+BOX_CLONES void pw_mpm_linearise_stress(const pw_stress_input *in, int n, pw_pstress *st,
                                         float (*K)[PW_K_ENTRIES])
 {
     v4d F[3][3], U[3][3], V[3][3], sg[3], mu, lambda, V0;
-    for (int l = 0; l < STRESS_LANES; l++) {
-        const stress_input *il = &in[l < n ? l : 0]; /* spare lanes repeat particle 0 */
+    for (int l = 0; l < PW_STRESS_LANES; l++) {
+        const pw_stress_input *il = &in[l < n ? l : 0]; /* spare lanes repeat particle 0 */
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++) {
                 F[i][j][l] = il->F.m[i][j];
@@ -142,23 +130,23 @@ BOX_CLONES static void linearise_stress(const stress_input *in, int n, pw_pstres
 void pw_mpm_prepare_stress(pw_sim *s)
 {
     const pw_particles *pt = &s->pt;
-    long n = (long)pt->n, batches = (n + STRESS_LANES - 1) / STRESS_LANES;
+    long n = (long)pt->n, batches = (n + PW_STRESS_LANES - 1) / PW_STRESS_LANES;
     /* a whole batch of K starts 16-byte aligned where K does (malloc) */
-    _Static_assert(STRESS_LANES * PW_K_ENTRIES * sizeof(float) % 16 == 0, "batch of K");
+    _Static_assert(PW_STRESS_LANES * PW_K_ENTRIES * sizeof(float) % 16 == 0, "batch of K");
     const int aligned = ((uintptr_t)s->K & 15) == 0;
 #pragma omp parallel num_threads(s->threads)
     {
 #pragma omp for schedule(static) nowait
         for (long b = 0; b < batches; b++) {
-            size_t p0 = (size_t)b * STRESS_LANES;
-            int m = n - (long)p0 < STRESS_LANES ? (int)(n - (long)p0) : STRESS_LANES;
-            stress_input in[STRESS_LANES];
+            size_t p0 = (size_t)b * PW_STRESS_LANES;
+            int m = n - (long)p0 < PW_STRESS_LANES ? (int)(n - (long)p0) : PW_STRESS_LANES;
+            pw_stress_input in[PW_STRESS_LANES];
             for (int k = 0; k < m; k++) {
                 size_t p = p0 + (size_t)k;
                 /* eq. 2 with J_P clamped so that e^{xi (1 - J_P)} stays finite */
                 double Jp = clamp(m3_det(pt->Fp[p]), pt->Jp_min[p], pt->Jp_max[p]);
                 double hard = pw_hardening(pt->xi[p], Jp);
-                stress_input *il = &in[k];
+                pw_stress_input *il = &in[k];
                 if (s->fe_svd_valid)
                     pw_svd3_unpack(&s->fe_svd[p], &il->f);
                 else
@@ -170,9 +158,9 @@ void pw_mpm_prepare_stress(pw_sim *s)
             }
             /* K is formed here entry by entry, then a whole batch is streamed out
              * (stream.h): K is read only after every particle's is formed */
-            float K[STRESS_LANES][PW_K_ENTRIES];
-            linearise_stress(in, m, &s->stress[p0], K);
-            if (m == STRESS_LANES && aligned)
+            float K[PW_STRESS_LANES][PW_K_ENTRIES];
+            pw_mpm_linearise_stress(in, m, &s->stress[p0], K);
+            if (m == PW_STRESS_LANES && aligned)
                 for (size_t k = 0; k < sizeof K; k += 16)
                     pw_stream_store16((char *)&s->K[p0] + k, (const char *)K + k);
             else
