@@ -9,11 +9,11 @@
 # stale temporary file beside them, resubmission must plan only the damaged slice, no
 # simulation job, and complete the shot to the same frames.
 #
-# The cluster is real: slurmctld, slurmd and munged (Debian 12's slurm-wlm 22.05),
-# installed with apt-get when missing, run in the foreground from a scratch directory
+# The cluster is real: slurmctld, slurmd and munged (Debian 12's slurm-wlm 22.05, which
+# tools/check installs; the test itself installs nothing), run in the foreground from a scratch directory
 # with a minimal slurm.conf (one node, this machine, 2 CPUs; no systemd), and stopped
 # by the process ids this script started. SKIPPED (exit 77) when not root, when the
-# packages cannot be installed, or when the machine cannot run slurmd (no cgroup
+# packages are not installed, or when the machine cannot run slurmd (no cgroup
 # filesystem: containers, chroots). Every wait is bounded.
 #
 # usage: bash test_farm_slurm_cluster.sh <powder binary> <source dir> <scratch dir>
@@ -31,31 +31,15 @@ die() {
     exit 1
 }
 
-[ "$(id -u)" = 0 ] || skip "not root (installing Slurm and running its daemons needs root)"
+[ "$(id -u)" = 0 ] || skip "not root (running the Slurm daemons needs root)"
 
-# ---- 1. packages ---------------------------------------------------------------------
-need=""
+# ---- 1. packages (tools/check installs them: tools/deps.sh, POWDER_TEST_PACKAGES) --------
 for p in slurmctld slurmd slurm-client munge; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
-        need="$need $p"
+        skip "Debian package $p is not installed (tools/check installs it)"
 done
-if [ -n "$need" ]; then
-    echo "installing:$need"
-    export DEBIAN_FRONTEND=noninteractive
-    # The packages' own services must not start: this test runs its own daemons.
-    policy=/usr/sbin/policy-rc.d made_policy=0
-    if [ ! -e $policy ]; then
-        printf '#!/bin/sh\nexit 101\n' >$policy && chmod 755 $policy && made_policy=1
-    fi
-    # shellcheck disable=SC2086
-    timeout 240 apt-get update -qq && timeout 240 apt-get install -y -qq \
-        --no-install-recommends $need >"$3/farm_apt.log" 2>&1
-    rc=$?
-    [ $made_policy = 1 ] && rm -f $policy
-    [ $rc = 0 ] || skip "could not install$need (apt-get exit $rc, see $3/farm_apt.log)"
-fi
 for b in slurmctld slurmd munged sbatch squeue scontrol sinfo; do
-    command -v $b >/dev/null || skip "$b not found after installing the Slurm packages"
+    command -v $b >/dev/null || skip "$b not found although the Slurm packages are installed"
 done
 
 # slurmd 22.05 initialises its cgroup plugin whatever the proctrack and task plugins
