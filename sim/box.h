@@ -84,9 +84,10 @@ BOX_INLINE void box_add_to_vec3(const pw_grid *g, uint32_t home, const pw_box *L
  * AVX-512 that is half the instructions. Where the target has no 8-wide registers GCC
  * keeps such vectors in memory, so the narrow form holds the two halves as two 4-wide
  * vectors (lo: nodes 0 and 2, hi: nodes 1 and 3) and does the same operations in the
- * same order: the same bits. box_wide() is true where the AVX-512 clone runs on a CPU
- * that executes 512-bit operations whole (pw_box_split_512); a loop asks once and passes
- * the answer to every kernel call. */
+ * same order: the same bits (box_wide_narrow_same_bits compares the two, kernel by
+ * kernel, on every instruction set, since a CPU runs only one of them). box_wide() is
+ * true where the AVX-512 clone runs on a CPU that executes 512-bit operations whole
+ * (pw_box_split_512); a loop asks once and passes the answer to every kernel call. */
 BOX_INLINE int box_wide(void)
 {
 #if defined(BOX_HAVE_CLONES)
