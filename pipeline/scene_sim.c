@@ -8,7 +8,10 @@
 static const char *const keys_sim[] = {
     "h",          "domain",       "gravity",           "dt_max",        "cfl",
     "beta",       "transfer",     "flip_alpha",        "cr_tolerance",  "cr_max_iterations",
-    "max_particles", "materials", "bodies",            "colliders",     NULL};
+    "max_particles", "materials", "bodies",            "colliders",     "rest",
+    "active_region", NULL};
+static const char *const keys_rest[] = {"speed", "sleep_steps", "wake_speed", NULL};
+static const char *const keys_region[] = {"shape", "follow_collider", NULL};
 static const char *const keys_domain[] = {"min", "max", NULL};
 static const char *const keys_material[] = {
     "E0",          "nu",          "xi",             "theta_c",         "theta_s",
@@ -244,6 +247,57 @@ static pw_status parse_domain(const sc_ctx *c, json_t *sim, pw_sim_params *p)
     return PW_OK;
 }
 
+/* "rest" and "active_region" (sim/rest.h): absent, they leave the 2013 solver, and the
+ * scene's sim_hash, as they were. */
+static pw_status parse_resting(const sc_ctx *c, json_t *sim, pw_scene *s)
+{
+    pw_sim_params *p = &s->sim;
+    json_t *rest, *region;
+    pw_status rc;
+    if ((rc = sc_get_object(c, sim, "sim", "rest", 0, &rest)) != PW_OK ||
+        (rc = sc_get_object(c, sim, "sim", "active_region", 0, &region)) != PW_OK)
+        return rc;
+    if (rest) {
+        const sc_range speed = {0, INFINITY, 1, 1, "the speed below which snow rests [m/s]"};
+        long long steps;
+        if ((rc = sc_check_keys(c, rest, "sim.rest", keys_rest)) != PW_OK ||
+            (rc = sc_number(c, rest, "sim.rest", "speed", 1, 0, speed, &p->rest_speed)) ||
+            (rc = sc_int(c, rest, "sim.rest", "sleep_steps", 0, 50, 1, 1000000,
+                         "the steps at rest before snow sleeps", &steps)) != PW_OK ||
+            (rc = sc_number(c, rest, "sim.rest", "wake_speed", 0, 10 * p->rest_speed, speed,
+                            &p->wake_speed)) != PW_OK)
+            return rc;
+        p->sleep_steps = (int)steps;
+    }
+    if (!region) return PW_OK;
+    if (!rest) return sc_fail(c, "sim.active_region", "needs sim.rest (its speed tells resting "
+                                                      "snow from moving snow)");
+    json_t *shape;
+    long long follow;
+    if ((rc = sc_check_keys(c, region, "sim.active_region", keys_region)) != PW_OK ||
+        (rc = sc_get_object(c, region, "sim.active_region", "shape", 1, &shape)) != PW_OK ||
+        (rc = sc_shape(c, shape, "sim.active_region.shape", 0, &p->region)) != PW_OK ||
+        (rc = sc_int(c, region, "sim.active_region", "follow_collider", 0, -1, -1,
+                     PW_SCENE_MAX_COLLIDERS - 1, "a collider's index", &follow)) != PW_OK)
+        return rc;
+    if (p->region.kind != PW_SHAPE_BOX)
+        return sc_fail(c, "sim.active_region.shape.type", "the active region is a box");
+    if (follow >= s->n_colliders)
+        return sc_fail(c, "sim.active_region.follow_collider", "%lld: the scene has %d "
+                       "collider(s)", follow, s->n_colliders);
+    if (follow >= 0) {
+        /* the box rides on the collider: its centre is an offset in the collider's frame */
+        if (p->region.n_keys > 0)
+            return sc_fail(c, "sim.active_region", "give the box 'motion' or "
+                                                   "'follow_collider', not both");
+        const pw_shape *co = &s->colliders[follow].shape;
+        p->region.n_keys = co->n_keys;
+        memcpy(p->region.keys, co->keys, sizeof co->keys);
+    }
+    p->has_region = 1;
+    return PW_OK;
+}
+
 pw_status sc_sim(const sc_ctx *c, json_t *sim, pw_scene *s)
 {
     pw_sim_params *p = &s->sim;
@@ -312,5 +366,5 @@ pw_status sc_sim(const sc_ctx *c, json_t *sim, pw_scene *s)
         if (rc != PW_OK) return rc;
         s->n_colliders = (int)k + 1;
     }
-    return PW_OK;
+    return parse_resting(c, sim, s);
 }

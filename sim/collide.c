@@ -142,6 +142,24 @@ double pw_colliders_phi(const pw_colliders *c, double t, vec3 x)
     return phi;
 }
 
+double pw_colliders_moving_phi(const pw_colliders *c, double t, vec3 x, double *speed)
+{
+    double phi = INFINITY;
+    *speed = 0;
+    for (int i = 0; i < c->n; i++) {
+        const collider *co = &c->c[i];
+        if (co->d.shape.n_keys == 0) continue;
+        double u = v3_length(pw_shape_velocity(&co->d.shape, t, x));
+        if (!(u > 0)) continue;
+        double d = collider_phi(c, co, t, &x, NULL);
+        if (d < phi) {
+            phi = d;
+            *speed = u;
+        }
+    }
+    return phi;
+}
+
 /* Nodes inside a collider whose material already separates keep their degrees of
  * freedom in the solve, as in section 8 ("no collision is applied"). */
 pw_contact pw_colliders_apply(const pw_colliders *c, double t, vec3 x, vec3 *v, vec3 *normal)

@@ -33,6 +33,11 @@ void pw_colliders_pose_at(pw_colliders *c, double t);
 /* Signed distance [m] to the union of all colliders at x and time t (minimum). */
 double pw_colliders_phi(const pw_colliders *c, double t, vec3 x);
 
+/* Signed distance [m] at x and time t to the nearest collider that moves there (its
+ * rigid velocity at x is not zero), and that velocity's size [m/s] in *speed; INFINITY
+ * and 0 when none moves. What wakes resting snow (rest.c). */
+double pw_colliders_moving_phi(const pw_colliders *c, double t, vec3 x, double *speed);
+
 /* What a collision constrains in the implicit solve. Section 8 projects the colliding
  * nodes' degrees of freedom out of the solve; only those the collision set are
  * constrained: the normal one when the contact slips (dynamic friction, or mu = 0),

@@ -116,21 +116,49 @@ vec3 pw_grid_node_position(const pw_grid *g, size_t i)
 }
 
 /* Home keys of all particles, then the stable sort that groups them. */
-static void sort_particles(pw_grid *g, size_t n, const vec3 *x, uint32_t *perm, int threads)
+uint64_t pw_grid_particle_key(const pw_grid *g, vec3 x)
+{
+    int64_t b[3];
+    double u[3] = {(x.x - g->origin.x) * g->inv_h, (x.y - g->origin.y) * g->inv_h,
+                   (x.z - g->origin.z) * g->inv_h};
+    for (int a = 0; a < 3; a++) {
+        int64_t base = (int64_t)floor(u[a]) - 1;
+        if (base < 0) base = 0; /* callers keep particles inside; never taken */
+        if (base > g->max_node - 3) base = g->max_node - 3;
+        b[a] = base / PW_BLOCK;
+    }
+    return block_key(b[0], b[1], b[2]);
+}
+
+uint64_t pw_grid_key_offset(uint64_t key, int dx, int dy, int dz)
+{
+    int64_t b[3];
+    key_coords(key & ~PW_RESTING_KEY, b);
+    return block_key(b[0] + dx, b[1] + dy, b[2] + dz);
+}
+
+vec3 pw_grid_block_origin(const pw_grid *g, uint64_t key)
+{
+    int64_t b[3];
+    key_coords(key & ~PW_RESTING_KEY, b);
+    return v3(g->origin.x + (double)(b[0] * PW_BLOCK) * g->h,
+              g->origin.y + (double)(b[1] * PW_BLOCK) * g->h,
+              g->origin.z + (double)(b[2] * PW_BLOCK) * g->h);
+}
+
+size_t pw_grid_block_index(const pw_grid *g, uint64_t key)
+{
+    size_t i = find_block(g, key);
+    return i < g->n_blocks && g->keys[i] == key ? i : SIZE_MAX;
+}
+
+static void sort_particles(pw_grid *g, size_t n, const vec3 *x, const uint8_t *resting,
+                           uint32_t *perm, int threads)
 {
     long nl = (long)n;
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (long k = 0; k < nl; k++) {
-        int64_t b[3];
-        double u[3] = {(x[k].x - g->origin.x) * g->inv_h, (x[k].y - g->origin.y) * g->inv_h,
-                       (x[k].z - g->origin.z) * g->inv_h};
-        for (int a = 0; a < 3; a++) {
-            int64_t base = (int64_t)floor(u[a]) - 1;
-            if (base < 0) base = 0; /* callers keep particles inside; never taken */
-            if (base > g->max_node - 3) base = g->max_node - 3;
-            b[a] = base / PW_BLOCK;
-        }
-        g->pkey[k] = block_key(b[0], b[1], b[2]);
+        g->pkey[k] = pw_grid_particle_key(g, x[k]) | (resting && resting[k] ? PW_RESTING_KEY : 0);
         perm[k] = (uint32_t)k;
     }
     radix_sort(n, g->pkey, perm, g->pkey_tmp, g->perm_tmp);
@@ -160,8 +188,8 @@ static pw_status collect_blocks(pw_grid *g, pw_error *err)
     return PW_OK;
 }
 
-pw_status pw_grid_build(pw_grid *g, size_t n, const vec3 *x, uint32_t *perm, int threads,
-                        pw_error *err)
+pw_status pw_grid_build(pw_grid *g, size_t n, const vec3 *x, const uint8_t *resting,
+                        size_t n_step, uint32_t *perm, int threads, pw_error *err)
 {
     size_t cap = g->cap_particles, cap2 = g->cap_particles, cap3 = g->cap_particles;
     if (grow((void **)&g->pkey, &cap, n, sizeof *g->pkey) ||
@@ -169,7 +197,8 @@ pw_status pw_grid_build(pw_grid *g, size_t n, const vec3 *x, uint32_t *perm, int
         grow((void **)&g->perm_tmp, &cap3, n, sizeof *g->perm_tmp))
         return pw_fail(err, PW_ENOMEM, "sim grid: cannot allocate sort keys for %zu particles", n);
     g->cap_particles = cap < cap2 ? (cap < cap3 ? cap : cap3) : (cap2 < cap3 ? cap2 : cap3);
-    sort_particles(g, n, x, perm, threads);
+    sort_particles(g, n, x, resting, perm, threads);
+    n = n_step; /* the resting particles, sorted last, make no home */
 
     /* home blocks and their particle ranges */
     size_t nh = 0;

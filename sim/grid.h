@@ -67,11 +67,28 @@ void pw_grid_free(pw_grid *g);
 /* Rebuilds the grid for n particles at x: stable sort by home block, written as a
  * permutation (perm[k] = old index of the particle that goes to position k; the
  * caller reorders its arrays with it), then home blocks, their neighbourhoods,
- * colours and active blocks. Node arrays are sized but not cleared. Positions must
- * map to node coordinates in [0, max_node - 3]. Uses up to threads threads (the result
- * does not depend on it). @return PW_OK or PW_ENOMEM. */
-pw_status pw_grid_build(pw_grid *g, size_t n, const vec3 *x, uint32_t *perm, int threads,
-                        pw_error *err);
+ * colours and active blocks. Particles with resting[k] set (resting may be NULL; there
+ * must be n - n_step of them) sort after all the others, by block too (their keys carry
+ * PW_RESTING_KEY), and make no home block: the grid is the stepped particles'. Node
+ * arrays are sized but not cleared. Positions must map to node coordinates in
+ * [0, max_node - 3]. Uses up to threads threads (the result does not depend on it).
+ * @return PW_OK or PW_ENOMEM. */
+pw_status pw_grid_build(pw_grid *g, size_t n, const vec3 *x, const uint8_t *resting,
+                        size_t n_step, uint32_t *perm, int threads, pw_error *err);
+
+#define PW_RESTING_KEY (UINT64_C(1) << 63) /* above every block key (3 x 21 bits) */
+
+/* The home block key of a particle at x (as the sort computes it). */
+uint64_t pw_grid_particle_key(const pw_grid *g, vec3 x);
+
+/* The key of the block (dx, dy, dz) blocks away from key's (each in [-1, 1]). */
+uint64_t pw_grid_key_offset(uint64_t key, int dx, int dy, int dz);
+
+/* World position [m] of a block's first node. */
+vec3 pw_grid_block_origin(const pw_grid *g, uint64_t key);
+
+/* The index of the active block with this key, or SIZE_MAX when it is not active. */
+size_t pw_grid_block_index(const pw_grid *g, uint64_t key);
 
 static inline size_t pw_grid_node_count(const pw_grid *g) { return g->n_blocks * PW_BLOCK_NODES; }
 

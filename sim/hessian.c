@@ -130,7 +130,7 @@ BOX_CLONES void pw_mpm_linearise_stress(const pw_stress_input *in, int n, pw_pst
 void pw_mpm_prepare_stress(pw_sim *s)
 {
     const pw_particles *pt = &s->pt;
-    long n = (long)pt->n, batches = (n + PW_STRESS_LANES - 1) / PW_STRESS_LANES;
+    long n = (long)s->n_step, batches = (n + PW_STRESS_LANES - 1) / PW_STRESS_LANES;
     /* a whole batch of K starts 16-byte aligned where K does (malloc) */
     _Static_assert(PW_STRESS_LANES * PW_K_ENTRIES * sizeof(float) % 16 == 0, "batch of K");
     const int aligned = ((uintptr_t)s->K & 15) == 0;

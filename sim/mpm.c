@@ -14,6 +14,7 @@
 #include "hessian.h"
 #include "loops.h"
 #include "mpm_internal.h"
+#include "rest.h"
 #include "solver.h"
 #include "transfer.h"
 
@@ -136,19 +137,19 @@ static int node_nonfinite(const pw_sim *s, size_t p, const vec3 *a)
 static pw_status grid_failure(const pw_sim *s, const vec3 *const *fields, int n_fields,
                               pw_error *err)
 {
-    size_t best = s->pt.n;
+    size_t best = s->n_step;
     double best_k = -1;
-    for (int pass = 0; pass < 2 && best == s->pt.n; pass++)
-        for (size_t p = 0; p < s->pt.n; p++) {
+    for (int pass = 0; pass < 2 && best == s->n_step; pass++)
+        for (size_t p = 0; p < s->n_step; p++) {
             int touched = pass == 1;
             for (int f = 0; f < n_fields && !touched; f++) touched = node_nonfinite(s, p, fields[f]);
             double k = s->stress[p].mu + s->stress[p].lambda;
-            if (touched && (k > best_k || best == s->pt.n)) {
+            if (touched && (k > best_k || best == s->n_step)) {
                 best = p;
                 best_k = k;
             }
         }
-    if (best == s->pt.n) {
+    if (best == s->n_step) {
         pw_error_prefix(err, "sim step %" PRIu64 " (t = %.9g s)", s->steps, s->t);
     } else {
         pw_error_prefix(err, "sim step %" PRIu64 " (t = %.9g s): particle %u (mu %g Pa, stiffest "
@@ -202,6 +203,7 @@ static void grid_collide(pw_sim *s, double t_next)
     long nn = (long)pw_grid_node_count(g);
     int have = pw_colliders_count(s->colliders) > 0;
     if (have) pw_colliders_pose_at(s->colliders, t_next);
+    const uint8_t *held = s->pt.rests && s->n_step < s->pt.n ? s->held : NULL;
 #pragma omp parallel for schedule(static) num_threads(s->threads)
     for (long i = 0; i < nn; i++) {
         g->fixed[i] = 0;
@@ -216,6 +218,10 @@ static void grid_collide(pw_sim *s, double t_next)
             g->fixed[i] = PW_FIXED_NORMAL;
         else
             g->fixed[i] = walls;
+        if (held && held[i]) { /* resting snow beside it holds it still (rest.h) */
+            g->v[i] = v3_zero();
+            g->fixed[i] = PW_FIXED_ALL;
+        }
     }
 }
 
@@ -225,7 +231,7 @@ static void grid_collide(pw_sim *s, double t_next)
 static void particle_collide(pw_sim *s, double t_next)
 {
     pw_particles *pt = &s->pt;
-    long n = (long)pt->n;
+    long n = (long)s->n_step;
     int have = pw_colliders_count(s->colliders) > 0;
     if (have) pw_colliders_pose_at(s->colliders, t_next);
 #pragma omp parallel for schedule(static) num_threads(s->threads)
@@ -241,7 +247,7 @@ static void particle_collide(pw_sim *s, double t_next)
 static int advect(pw_sim *s, double dt)
 {
     pw_particles *pt = &s->pt;
-    long n = (long)pt->n;
+    long n = (long)s->n_step;
     vec3 lo = v3_add(s->p.domain_min, v3(s->p.h, s->p.h, s->p.h));
     vec3 hi = v3_sub(s->p.domain_max, v3(s->p.h, s->p.h, s->p.h));
     int nonfinite = 0;
@@ -283,7 +289,7 @@ static void phase_end(pw_sim *s, clock_pair *t, int phase)
 
 static int volumes_pending(const pw_sim *s)
 {
-    for (size_t p = 0; p < s->pt.n; p++)
+    for (size_t p = 0; p < s->n_step; p++)
         if (!(s->pt.V0[p] > 0)) return 1;
     return 0;
 }
@@ -298,8 +304,14 @@ pw_status pw_mpm_begin_step(pw_sim *s, pw_error *err)
         s->contended_steps--;
         s->contended_total++;
     }
-    pw_status rc = reserve_step(s, err);
+    /* which particles this step moves (rest.c); then the thread count they need */
+    pw_status rc = pw_rest_decide(s, s->t_step_end, err);
+    if (rc != PW_OK) return rc;
+    useful = s->n_step / s->particles_per_thread + 1;
+    if (useful < (size_t)s->threads) s->threads = (int)useful;
+    rc = reserve_step(s, err);
     if (rc == PW_OK) rc = pw_mpm_rebuild_grid(s, err); /* sort by block, stencil places of x^n */
+    if (rc == PW_OK) rc = pw_rest_hold_nodes(s, err); /* nodes resting snow holds still */
     if (rc == PW_OK) rc = reserve_solve(s, err);
     return rc;
 }
@@ -322,6 +334,7 @@ static void judge_contention(pw_sim *s, clock_pair start, clock_pair end)
 static pw_status substep(pw_sim *s, double dt, pw_error *err)
 {
     double t_next = s->t + dt;
+    s->t_step_end = t_next;
     clock_pair tp = clock_now(), t_start = tp;
     pw_status rc = pw_mpm_begin_step(s, err);
     if (rc != PW_OK) return rc;
@@ -350,7 +363,7 @@ static pw_status substep(pw_sim *s, double dt, pw_error *err)
     }
     phase_end(s, &tp, PW_PHASE_SOLVE);
     size_t bad = pw_mpm_update_deformation(s, dt);    /* 7. Fe, Fp, eqs. 11-12           */
-    if (bad < s->pt.n) {
+    if (bad < s->n_step) {
         const vec3 *fields[] = {s->grid.v};
         if (node_nonfinite(s, bad, s->grid.v)) {
             pw_fail(err, PW_ENUMERIC, "non-finite grid velocity");
@@ -380,7 +393,7 @@ static pw_status substep(pw_sim *s, double dt, pw_error *err)
 static double max_speed(const pw_sim *s)
 {
     double vmax2 = 0;
-    long n = (long)s->pt.n;
+    long n = (long)s->n_step; /* resting snow is slower than rest_speed: it sets no step */
 #pragma omp parallel for schedule(static) num_threads(s->threads) reduction(max : vmax2)
     for (long p = 0; p < n; p++) {
         double v2 = v3_length2(s->pt.v[p]);
@@ -470,6 +483,10 @@ void pw_sim_get_stats(const pw_sim *s, pw_sim_stats *st)
     st->cr_iterations_mean = s->cr_solves ? (double)s->cr_iterations_total / (double)s->cr_solves : 0;
     st->cr_not_converged = s->cr_not_converged;
     st->particles = s->pt.n;
+    st->particles_stepped = s->n_step;
+    st->stepped_share = s->particle_steps_all
+                            ? (double)s->particle_steps / (double)s->particle_steps_all
+                            : 1.0;
     st->active_blocks = s->grid.n_blocks;
 }
 

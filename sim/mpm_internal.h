@@ -32,6 +32,8 @@ typedef struct pw_particles {
     double *xi, *theta_c, *theta_s, *Jp_min, *Jp_max; /* [-]        */
     double *Jp_floor; /* [-] least J_P plastic compaction reaches (0 = none) */
     uint32_t *id;     /* index in the order of addition             */
+    int rests;        /* snow may rest: `rest` is held                */
+    uint32_t *rest;   /* steps at rest in a row (rest.c)             */
 } pw_particles;
 
 /* Where a particle sits on the grid in one step, computed once from x^n after the sort
@@ -166,6 +168,19 @@ struct pw_sim {
     pw_colliders *colliders;
     pw_particles pt;
     pw_grid grid;
+
+    /* Which particles a step moves (rest.c, decided once per step in pw_mpm_begin_step):
+     * the sort puts the resting ones last, and every particle loop of the step runs
+     * over the first n_step. */
+    size_t n_step;
+    double t_step_end;          /* [s] the end of the step being taken                 */
+    uint8_t *resting;           /* per particle: not stepped this step                  */
+    size_t cap_resting;
+    uint8_t *held;              /* per node: held still by resting snow beside it       */
+    size_t cap_held;
+    uint64_t *wake_keys;        /* blocks near moving snow (rest.c scratch)             */
+    size_t cap_wake;
+    uint64_t particle_steps, particle_steps_all; /* taken, and of stepping every one   */
 
     int failed;                 /* a step stopped with an error: state is not saved */
 

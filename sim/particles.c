@@ -28,6 +28,8 @@ const pw_particle_field pw_particle_fields[] = {
     {"Jp_max", PW_F64, 1, PT(Jp_max), SD(Jp_max), 0, 0},
     {"id", PW_U32, 1, PT(id), PW_NOT_SEEDED, 0, 0},
     {"Jp_floor", PW_F64, 1, PT(Jp_floor), SD(Jp_floor), 0, 1},
+    /* steps at rest in a row (resting snow, rest.c); a checkpoint without it wakes all */
+    {"rest", PW_U32, 1, PT(rest), PW_NOT_SEEDED, 2, 1},
 };
 #define FIELD_COUNT (sizeof pw_particle_fields / sizeof pw_particle_fields[0])
 _Static_assert(FIELD_COUNT <= PW_PARTICLE_MAX_FIELDS, "raise PW_PARTICLE_MAX_FIELDS");
@@ -50,7 +52,7 @@ void **pw_seeded_array(pw_seeded *s, const pw_particle_field *f)
 
 int pw_particle_field_held(const pw_particles *pt, const pw_particle_field *f)
 {
-    return !f->apic_only || pt->apic;
+    return !f->apic_only || (f->apic_only == 1 && pt->apic) || (f->apic_only == 2 && pt->rests);
 }
 
 pw_status pw_particles_reserve(pw_particles *pt, size_t cap, pw_error *err)

@@ -27,8 +27,10 @@ typedef struct {
     size_t offset;          /* of the array pointer in pw_particles                 */
     size_t seeded_offset;   /* of the array pointer in pw_seeded, or PW_NOT_SEEDED:
                                the solver sets the initial value (pw_sim_add_particles) */
-    int apic_only;          /* held, sorted and saved under APIC only (a PIC/FLIP
-                               run neither stores nor writes it)                      */
+    int apic_only;          /* 1: held, sorted and saved under APIC only (a PIC/FLIP
+                               run neither stores nor writes it); 2: only when resting
+                               snow sleeps (rest_speed > 0), so other runs' caches keep
+                               their bytes                                           */
     int optional;           /* zero where a seeded set leaves it NULL or an older
                                checkpoint lacks it                                   */
 } pw_particle_field;
@@ -36,7 +38,8 @@ typedef struct {
 extern const pw_particle_field pw_particle_fields[];
 extern const int pw_particle_field_count;
 
-/* Whether pt holds field f: fields marked apic_only only under APIC. */
+/* Whether pt holds field f: fields marked apic_only only under APIC (1) or when snow
+ * may rest (2). */
 int pw_particle_field_held(const pw_particles *pt, const pw_particle_field *f);
 
 /* Bytes per particle of field f. */

@@ -33,6 +33,24 @@ typedef struct {
     double cr_tolerance;      /* relative residual of the solve [-] (1e-4)          */
     int cr_max_iterations;    /* cap of conjugate residual iterations (200)         */
     int threads;              /* 0 = OpenMP default                                 */
+
+    /* Resting snow (sim/docs/resting-snow.md). A particle slower than rest_speed for
+     * sleep_steps steps in a row sleeps: it is not stepped, keeps its whole state and
+     * holds the grid nodes beside the moving snow still, until snow faster than
+     * wake_speed comes within a block of it or a moving collider within its wake band. 0 = never (the 2013
+     * solver: every particle every step). */
+    double rest_speed;        /* [m/s]                      (0: off)                */
+    int sleep_steps;          /* steps at rest before sleeping (50)                 */
+    double wake_speed;        /* [m/s] snow this fast wakes resting snow a block away
+                                 (10 rest_speed: waking stirs the woken snow a little,
+                                 and a wake speed at rest_speed spread that stir across
+                                 a whole field)                                     */
+    /* The translating grid (Fig. 10 of the paper): outside this box, moved by its
+     * keyframes, snow slower than rest_speed is not stepped at once, whatever it did
+     * before; inside, the rule above. Snow that moves is stepped wherever it is, so
+     * spray leaving the box flies on and lands. has_region 0: no box. */
+    int has_region;
+    pw_shape region;          /* PW_SHAPE_BOX, with its motion keys                 */
 } pw_sim_params;
 
 /* Fills p with the defaults above: h = 0.01 m, domain [-3,3] x [0,3] x [-3,3] m
@@ -104,6 +122,9 @@ typedef struct {
     double cr_iterations_mean; /* mean over all solves                              */
     uint64_t cr_not_converged; /* solves that hit cr_max_iterations                 */
     size_t particles, active_blocks; /* current counts (blocks of 4x4x4 nodes)      */
+    size_t particles_stepped;  /* of them, stepped by the last substep (the rest rest) */
+    double stepped_share;      /* particle-steps taken / particle-steps of stepping
+                                  every particle, since creation                   */
 } pw_sim_stats;
 void pw_sim_get_stats(const pw_sim *s, pw_sim_stats *st);
 

@@ -29,6 +29,10 @@ void pw_sim_params_default(pw_sim_params *p)
     p->cr_tolerance = 1e-4;
     p->cr_max_iterations = 200;
     p->threads = 0;
+    p->rest_speed = 0;
+    p->sleep_steps = 50;
+    p->wake_speed = 0;
+    p->has_region = 0;
 }
 
 pw_status pw_sim_params_check(const pw_sim_params *p, pw_error *err)
@@ -62,6 +66,18 @@ pw_status pw_sim_params_check(const pw_sim_params *p, pw_error *err)
     if (!(p->flip_alpha >= 0 && p->flip_alpha <= 1))
         return pw_fail(err, PW_EINVAL, "sim params: flip_alpha must be in [0, 1] (%g)",
                        p->flip_alpha);
+    if (!(p->rest_speed >= 0) || !isfinite(p->rest_speed))
+        return pw_fail(err, PW_EINVAL, "sim params: rest_speed must be >= 0 [m/s] (%g)",
+                       p->rest_speed);
+    if (!(p->wake_speed >= 0) || !isfinite(p->wake_speed))
+        return pw_fail(err, PW_EINVAL, "sim params: wake_speed must be >= 0 [m/s] (%g)",
+                       p->wake_speed);
+    if (p->rest_speed > 0 && (p->sleep_steps < 1 || p->sleep_steps > 1000000))
+        return pw_fail(err, PW_EINVAL, "sim params: sleep_steps must be in [1, 1e6] (%d)",
+                       p->sleep_steps);
+    if (p->has_region && (p->region.kind != PW_SHAPE_BOX || !(p->rest_speed > 0)))
+        return pw_fail(err, PW_EINVAL, "sim params: the active region must be a box, and needs "
+                                       "rest_speed > 0 to tell resting snow");
     if (!(p->cr_tolerance > 0 && p->cr_tolerance < 1))
         return pw_fail(err, PW_EINVAL, "sim params: cr_tolerance must be in (0, 1) (%g)",
                        p->cr_tolerance);
@@ -97,6 +113,8 @@ pw_sim *pw_sim_create(const pw_sim_params *p, pw_error *err)
     }
     s->p = *p;
     s->pt.apic = p->transfer == PW_TRANSFER_APIC;
+    s->pt.rests = p->rest_speed > 0;
+    if (!(s->p.wake_speed > 0)) s->p.wake_speed = 10 * s->p.rest_speed; /* the default */
     s->threads_max = p->threads > 0 ? p->threads : omp_get_max_threads();
     s->threads = s->threads_max;
     s->particles_per_thread = 16384; /* below this, another thread costs more than it saves */
@@ -141,6 +159,9 @@ void pw_sim_destroy(pw_sim *s)
     free(s->Hu4);
     free(s->dinv);
     free(s->hdiag);
+    free(s->resting);
+    free(s->held);
+    free(s->wake_keys);
     pw_grid_free(&s->grid);
     free(s);
 }
@@ -204,6 +225,7 @@ pw_status pw_sim_add_particles(pw_sim *s, const pw_seeded *in, pw_error *err)
         pt->Fe[p] = m3_identity();
         pt->Fp[p] = m3_identity();
         if (pt->apic) pt->C[p] = m3_zero();
+        if (pt->rests) pt->rest[p] = 0;
         pt->id[p] = (uint32_t)p;
     }
     for (int f = 0; f < pw_particle_field_count; f++) {
@@ -217,6 +239,7 @@ pw_status pw_sim_add_particles(pw_sim *s, const pw_seeded *in, pw_error *err)
         else return pw_fail(err, PW_EINVAL, "sim: the seeded particles lack '%s'", fd->name);
     }
     pt->n += in->n;
+    s->n_step = pt->n; /* every particle is stepped until the next step decides */
     s->fe_svd_valid = 0;
     s->warm_valid = 0;
     return PW_OK;

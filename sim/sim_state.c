@@ -69,6 +69,10 @@ pw_status pw_sim_save(const pw_sim *s, const char *path, int64_t frame, uint64_t
     if (rc == PW_OK) rc = pw_cache_global_set(&f, "cr_solves", (double)s->cr_solves, err);
     if (rc == PW_OK)
         rc = pw_cache_global_set(&f, "cr_not_converged", (double)s->cr_not_converged, err);
+    /* resting snow: the stored order puts it last, and the next step updates the
+     * counters of the particles before it only */
+    if (rc == PW_OK && s->pt.rests)
+        rc = pw_cache_global_set(&f, "stepped_particles", (double)s->n_step, err);
     if (rc == PW_OK) rc = pw_cache_write(path, &f, err);
     free(Jp);
     return rc;
@@ -177,6 +181,8 @@ pw_status pw_sim_load(pw_sim *s, const char *path, pw_error *err)
     s->fe_svd_valid = 0; /* Fe comes from the cache */
     s->warm_valid = 0;
     s->dt_last = pw_cache_global_get(&f, "dt_last", 0);
+    double stepped = pw_cache_global_get(&f, "stepped_particles", (double)pt->n);
+    s->n_step = stepped >= 0 && stepped <= (double)pt->n ? (size_t)stepped : pt->n;
     s->cr_iterations_last = (int)pw_cache_global_get(&f, "cr_iterations_last", 0);
     s->cr_iterations_total = (uint64_t)pw_cache_global_get(&f, "cr_iterations_total", 0);
     s->cr_solves = (uint64_t)pw_cache_global_get(&f, "cr_solves", 0);

@@ -112,7 +112,8 @@ static void place_home(const pw_sim *s, uint32_t home, void *ctx)
 pw_status pw_mpm_rebuild_grid(pw_sim *s, pw_error *err)
 {
     pw_particles *pt = &s->pt;
-    pw_status rc = pw_grid_build(&s->grid, pt->n, pt->x, s->perm, s->threads, err);
+    pw_status rc = pw_grid_build(&s->grid, pt->n, pt->x, pt->rests ? s->resting : NULL,
+                                 s->n_step, s->perm, s->threads, err);
     if (rc != PW_OK) return rc;
     reorder_particles(s);
     pw_mpm_for_homes(s, place_home, NULL); /* once per step */
@@ -278,15 +279,15 @@ void pw_mpm_grid_forces(pw_sim *s, const vec3 *dx)
 double pw_mpm_energy(pw_sim *s, const vec3 *dx)
 {
     const pw_particles *pt = &s->pt;
-    double *e = malloc((pt->n ? pt->n : 1) * sizeof *e);
+    double *e = malloc((s->n_step ? s->n_step : 1) * sizeof *e);
     if (!e) return NAN;
-    long n = (long)pt->n;
+    long n = (long)s->n_step;
 #pragma omp parallel for schedule(static) num_threads(s->threads)
     for (long p = 0; p < n; p++) {
         mat3 F = dx ? displaced_Fe(s, (size_t)p, dx) : pt->Fe[p];
         e[p] = pt->V0[p] * pw_fcr_energy(F, s->stress[p].mu, s->stress[p].lambda);
     }
-    double sum = pw_mpm_sum(s, e, pt->n);
+    double sum = pw_mpm_sum(s, e, s->n_step);
     free(e);
     return sum;
 }
@@ -306,7 +307,7 @@ BOX_CLONES static void deformation_home(const pw_sim *s, uint32_t home, void *ct
     const pw_particles *pt = &s->pt; /* (the arrays it points to are written) */
     pw_box v;
     box_load_vec3(g, home, g->v, &v);
-    size_t bad = pt->n;
+    size_t bad = s->n_step;
     /* in batches, for the SVD's sake (pw_svd_warm_batch) */
     for (size_t p0 = g->start[home]; p0 < g->start[home + 1]; p0 += PW_SVD_BATCH) {
         size_t left = g->start[home + 1] - p0;
@@ -353,7 +354,7 @@ size_t pw_mpm_update_deformation(pw_sim *s, double dt)
     const pw_grid *g = &s->grid;
     deformation_ctx dc = {dt, s->home_scratch};
     pw_mpm_for_homes(s, deformation_home, &dc);
-    size_t first_bad = s->pt.n;
+    size_t first_bad = s->n_step;
     for (size_t h = 0; h < g->n_home; h++)
         if (dc.first_bad[h] < first_bad) first_bad = dc.first_bad[h];
     return first_bad;

@@ -1,0 +1,195 @@
+/* rest.c — resting snow and the translating grid; see rest.h. */
+#include "rest.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpm_internal.h"
+
+/* A counter this high is at rest long enough for any sleep_steps (saturates). */
+#define REST_SATURATED 0x40000000u
+
+static int grow(void **a, size_t *cap, size_t n, size_t sz)
+{
+    if (n <= *cap && *a) return 0;
+    size_t c = *cap ? *cap : 1024;
+    while (c < n) c *= 2;
+    void *q = realloc(*a, c * sz);
+    if (!q) return -1;
+    *a = q;
+    *cap = c;
+    return 0;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Sorts keys[0..n) and drops repeats; returns the count left. */
+static size_t sort_unique(uint64_t *keys, size_t n)
+{
+    qsort(keys, n, sizeof *keys, cmp_key);
+    size_t u = 0;
+    for (size_t k = 0; k < n; k++)
+        if (u == 0 || keys[k] != keys[u - 1]) keys[u++] = keys[k];
+    return u;
+}
+
+static int has_key(const uint64_t *keys, size_t n, uint64_t key)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (keys[mid] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && keys[lo] == key;
+}
+
+/* The blocks within one block of snow that moves faster than wake_speed, among the
+ * particles that would not rest: s->wake_keys[0..*count), sorted. */
+static pw_status moving_blocks(pw_sim *s, const uint8_t *candidate, size_t *count,
+                               pw_error *err)
+{
+    const pw_particles *pt = &s->pt;
+    double v2 = s->p.wake_speed * s->p.wake_speed;
+    size_t n_moving = 0;
+    for (size_t p = 0; p < pt->n; p++) n_moving += !candidate[p] && v3_length2(pt->v[p]) >= v2;
+    if (grow((void **)&s->wake_keys, &s->cap_wake, 27 * (n_moving ? n_moving : 1),
+             sizeof *s->wake_keys))
+        return pw_fail(err, PW_ENOMEM, "sim: cannot allocate the wake test's blocks");
+    size_t m = 0;
+    for (size_t p = 0; p < pt->n; p++)
+        if (!candidate[p] && v3_length2(pt->v[p]) >= v2)
+            s->wake_keys[m++] = pw_grid_particle_key(&s->grid, pt->x[p]);
+    m = sort_unique(s->wake_keys, m);
+    size_t u = m;
+    for (size_t k = 0; k < m; k++)
+        for (int d = 0; d < 27; d++)
+            if (d != 13)
+                s->wake_keys[u++] =
+                    pw_grid_key_offset(s->wake_keys[k], d % 3 - 1, (d / 3) % 3 - 1, d / 9 - 1);
+    *count = sort_unique(s->wake_keys, u);
+    return PW_OK;
+}
+
+pw_status pw_rest_decide(pw_sim *s, double t_next, pw_error *err)
+{
+    pw_particles *pt = &s->pt;
+    size_t n = pt->n;
+    s->particle_steps_all += n;
+    if (!pt->rests) {
+        s->n_step = n;
+        s->particle_steps += n;
+        return PW_OK;
+    }
+    if (grow((void **)&s->resting, &s->cap_resting, n, 1))
+        return pw_fail(err, PW_ENOMEM, "sim: cannot allocate rest flags for %zu particles", n);
+    uint8_t *cand = s->resting;
+    double v2 = s->p.rest_speed * s->p.rest_speed;
+    uint32_t sleep = (uint32_t)s->p.sleep_steps;
+    pw_shape_pose region;
+    if (s->p.has_region) pw_shape_pose_at(&s->p.region, t_next, &region);
+
+    /* 1. the counters of the particles the last step moved (the others kept theirs),
+     * and who would rest */
+    long nl = (long)n, moved = (long)s->n_step;
+#pragma omp parallel for schedule(static) num_threads(s->threads)
+    for (long p = 0; p < nl; p++) {
+        if (p < moved)
+            pt->rest[p] = v3_length2(pt->v[p]) < v2
+                              ? (pt->rest[p] < REST_SATURATED ? pt->rest[p] + 1 : REST_SATURATED)
+                              : 0;
+        int inside = !s->p.has_region ||
+                     pw_shape_sdf_posed(&s->p.region, &region, &pt->x[p], NULL) <= 0;
+        cand[p] = (uint8_t)(inside ? pt->rest[p] >= sleep : pt->rest[p] >= 1);
+    }
+
+    /* 2. wake what moving snow or a moving collider reaches */
+    size_t n_wake = 0;
+    pw_status rc = moving_blocks(s, cand, &n_wake, err);
+    if (rc != PW_OK) return rc;
+    int colliders = pw_colliders_count(s->colliders) > 0;
+    if (colliders) pw_colliders_pose_at(s->colliders, t_next);
+    double h = s->p.h, reach = 8 * h + 2 * sqrt(3.0) * h; /* band + block half-diagonal */
+    long stepped = 0;
+#pragma omp parallel num_threads(s->threads) reduction(+ : stepped)
+    {
+        uint64_t last = UINT64_MAX; /* particles come in runs of one block: ask once */
+        int last_wakes = 0;
+#pragma omp for schedule(static)
+        for (long p = 0; p < nl; p++) {
+            if (cand[p]) {
+                uint64_t key = pw_grid_particle_key(&s->grid, pt->x[p]);
+                if (key != last) {
+                    last = key;
+                    last_wakes = has_key(s->wake_keys, n_wake, key);
+                    if (!last_wakes && colliders) {
+                        /* the centre of where this block's particles lie: their base
+                         * node is in the block, so they sit 1 to 5 h past its origin */
+                        vec3 c = v3_add(pw_grid_block_origin(&s->grid, key), v3(3 * h, 3 * h, 3 * h));
+                        double speed, phi = pw_colliders_moving_phi(s->colliders, t_next, c,
+                                                                    &speed);
+                        last_wakes = phi < reach + 4 * speed * s->p.dt_max;
+                    }
+                }
+                if (last_wakes) {
+                    cand[p] = 0;
+                    pt->rest[p] = 0;
+                }
+            }
+            stepped += !cand[p];
+        }
+    }
+    s->n_step = (size_t)stepped;
+    s->particle_steps += (uint64_t)stepped;
+    return PW_OK;
+}
+
+pw_status pw_rest_hold_nodes(pw_sim *s, pw_error *err)
+{
+    pw_grid *g = &s->grid;
+    size_t nn = pw_grid_node_count(g);
+    if (!s->pt.rests) return PW_OK;
+    if (grow((void **)&s->held, &s->cap_held, nn, 1))
+        return pw_fail(err, PW_ENOMEM, "sim: cannot allocate held-node flags for %zu nodes", nn);
+    memset(s->held, 0, nn ? nn : 1);
+    if (s->n_step == s->pt.n || g->n_blocks == 0) return PW_OK;
+    /* the resting particles sit after the stepped ones, sorted by block (g->pkey) */
+    const pw_particles *pt = &s->pt;
+    size_t k = s->n_step;
+    while (k < pt->n) {
+        uint64_t key = g->pkey[k] & ~PW_RESTING_KEY;
+        size_t end = k + 1;
+        while (end < pt->n && g->pkey[end] == g->pkey[k]) end++;
+        /* a stencil reaches this block and the next along each axis */
+        int near = 0;
+        for (int d = 0; d < 8 && !near; d++)
+            near = pw_grid_block_index(g, pw_grid_key_offset(key, d & 1, (d >> 1) & 1, d >> 2)) !=
+                   SIZE_MAX;
+        for (size_t p = k; near && p < end; p++) {
+            int64_t base[3];
+            double u[3] = {(pt->x[p].x - g->origin.x) * g->inv_h,
+                           (pt->x[p].y - g->origin.y) * g->inv_h,
+                           (pt->x[p].z - g->origin.z) * g->inv_h};
+            for (int a = 0; a < 3; a++) base[a] = (int64_t)floor(u[a]) - 1;
+            for (int node = 0; node < 64; node++) {
+                int64_t c[3] = {base[0] + (node & 3), base[1] + ((node >> 2) & 3),
+                                base[2] + (node >> 4)};
+                if (c[0] < 0 || c[1] < 0 || c[2] < 0) continue;
+                uint64_t bk = (uint64_t)(c[0] / PW_BLOCK) |
+                              ((uint64_t)(c[1] / PW_BLOCK) << PW_BLOCK_COORD_BITS) |
+                              ((uint64_t)(c[2] / PW_BLOCK) << (2 * PW_BLOCK_COORD_BITS));
+                size_t bi = pw_grid_block_index(g, bk);
+                if (bi == SIZE_MAX) continue;
+                size_t local = (size_t)((c[0] & 3) | ((c[1] & 3) << 2) | ((c[2] & 3) << 4));
+                s->held[bi * PW_BLOCK_NODES + local] = 1;
+            }
+        }
+        k = end;
+    }
+    return PW_OK;
+}
