@@ -182,6 +182,11 @@ static exr_result_t write_header(exr_context_t ctx, const pw_image *img,
     char seed[24];
     snprintf(seed, sizeof seed, "%llu", (unsigned long long)o->seed);
     if (!rv) rv = exr_attr_set_string(ctx, part, "powder:seed", seed);
+    /* the primaries the tracer's RGB means: Rec.709/sRGB, D65 white (ITU-R BT.709-6;
+     * OpenEXR's own default, written so that no reader has to assume it) */
+    static const exr_attr_chromaticities_t rec709 = {0.6400f, 0.3300f, 0.3000f, 0.6000f,
+                                                     0.1500f, 0.0600f, 0.3127f, 0.3290f};
+    if (!rv) rv = exr_attr_set_chromaticities(ctx, part, "chromaticities", &rec709);
     if (!rv && o->has_camera) {
         exr_attr_m44f_t m;
         memcpy(m.m, o->world_to_camera, sizeof m.m);

@@ -44,9 +44,9 @@ void pw_exr_options_default(pw_exr_options *o);
  * "powderVersion" (string), "powder:spp" (int), "powder:frame" (int),
  * "powder:renderSeconds" (double), "powder:seed" (decimal string: EXR has no 64-bit
  * integer), "powder:scene", "powder:source" and "powder:renderSettings" (strings, when
- * set) and,
- * when has_camera, "worldToCamera" and "worldToNDC" (m44f) and "powder:fovDeg"
- * (double). opt may be NULL for the defaults. Errors name the file; on failure no file
+ * set), "chromaticities" (Rec.709/sRGB primaries, D65 white: the RGB is scene-linear
+ * Rec.709) and, when has_camera, "worldToCamera" and "worldToNDC" (m44f) and
+ * "powder:fovDeg" (double). opt may be NULL for the defaults. Errors name the file; on failure no file
  * is left under path or the temporary name. */
 pw_status pw_exr_write(const char *path, const pw_image *img, const pw_exr_options *opt,
                        pw_error *err);
