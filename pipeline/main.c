@@ -18,6 +18,7 @@
 #include "shot.h"
 #include "stats_cmd.h"
 #include "submit.h"
+#include "view.h"
 
 enum { EXIT_WORK = PW_EXIT_WORK, EXIT_USAGE = PW_EXIT_USAGE };
 
@@ -28,6 +29,8 @@ typedef struct {
     const char **positional; /* argc entries: png takes any number of files */
     int n_positional;
     const char *frames, *look, *output, *caches;
+    const char *view_name, *view_look; /* --view, --view-look: the PNGs' view transform */
+    pw_view *view;                     /* made from them when the command writes PNGs */
     int threads, quiet, force, resume, png, help;
     int beauty; /* 'h' --half, 'f' --float, 0: the scene's render.beauty */
     int frame, steps, spp, width_px, height_px;
@@ -47,7 +50,7 @@ static const char *const usage_text =
     "  render scene.json     render existing caches to EXR (--look other.json for new lighting)\n"
     "  turntable scene.json  orbit the camera around one frame (--frame N --steps K)\n"
     "  info FILE             print a cache file's header, attributes, sizes and ratio\n"
-    "  png FILE.exr...       write tone-mapped sRGB PNG previews next to EXR files\n"
+    "  png FILE.exr...       write PNG previews, through a view transform, next to EXR files\n"
     "  export vdb|ply scene.json  density as OpenVDB or particles as PLY, per cached frame\n"
     "  stats scene.json      fragments, largest piece, J_P, kinetic energy, bounds per frame\n"
     "  submit scene.json     hand the shot to a Slurm cluster (sim job, render job array)\n"
@@ -65,7 +68,8 @@ static void command_help(const char *cmd)
     if (!strcmp(cmd, "run"))
         printf("usage: powder run [scene.json] [--frames SPEC] [--threads N] [--quiet]\n"
                "                  [--force] [--png] [--half|--float] [--output DIR]\n"
-               "                  [--max-memory SIZE] [--spp N] [--resolution WxH] [--seed S]\n\n"
+               "                  [--max-memory SIZE] [--spp N] [--resolution WxH] [--seed S]\n"
+               "                  [--view NAME] [--view-look NAME]\n\n"
                "Simulates the shot (continuing from the last complete cache), then renders every\n"
                "frame whose EXR is missing. --force recomputes everything; --png writes PNG\n"
                "previews beside the EXR frames; --output DIR puts caches and frames under DIR.\n"
@@ -73,7 +77,8 @@ static void command_help(const char *cmd)
                "beauty RGBA as half or float (default: the scene's render.beauty). A shot that\n"
                "would need more memory than --max-memory (default: 90%% of this machine's) is\n"
                "refused before seeding. --spp, --resolution and --seed replace the scene's\n"
-               "render settings (a quick preview: --spp 4 --resolution 320x180).\n");
+               "render settings (a quick preview: --spp 4 --resolution 320x180). --view and\n"
+               "--view-look choose the PNGs' view transform (see powder png --help).\n");
     else if (!strcmp(cmd, "sim"))
         printf("usage: powder sim scene.json [--frames SPEC] [--threads N] [--quiet] [--force]\n"
                "                 [--resume] [--output DIR] [--max-memory SIZE]\n\n"
@@ -84,7 +89,7 @@ static void command_help(const char *cmd)
         printf("usage: powder render scene.json [--look other.json] [--frames SPEC] [--threads N]\n"
                "                    [--quiet] [--resume] [--png] [--half|--float]\n"
                "                    [--output DIR] [--caches DIR] [--spp N] [--resolution WxH]\n"
-               "                    [--seed S]\n\n"
+               "                    [--seed S] [--view NAME] [--view-look NAME]\n\n"
                "Renders existing caches to EXR frames. --look changes camera, lights, medium,\n"
                "surfaces or render settings from another file (a file with only a \"render\"\n"
                "section is enough); its frames go to a subdirectory named after the look file\n"
@@ -94,22 +99,32 @@ static void command_help(const char *cmd)
                "Every frame's cache is checked before anything is written. --resume skips\n"
                "frames whose EXR reads back and was made with the same settings. --half/--float\n"
                "store the beauty RGBA as half or float (depth.Z is always float). --spp,\n"
-               "--resolution and --seed replace the render settings (after the look's).\n");
+               "--resolution and --seed replace the render settings (after the look's).\n"
+               "--view and --view-look choose the PNGs' view transform (see powder png --help).\n");
     else if (!strcmp(cmd, "turntable"))
         printf("usage: powder turntable scene.json [--frame N] [--steps K] [--radius M]\n"
                "                       [--elevation DEG] [--spp N] [--resolution WxH]\n"
-               "                       [--output DIR] [--caches DIR] [--threads N] [--quiet]\n\n"
+               "                       [--output DIR] [--caches DIR] [--threads N] [--quiet]\n"
+               "                       [--view NAME] [--view-look NAME]\n\n"
                "Orbits the camera around the snow of one cached frame (default: the last) in K\n"
                "steps (default 36; the last stops one step short of 360 degrees so the loop is\n"
                "seamless), writing EXR frames and a PNG contact sheet. Preview defaults:\n"
-               "320x180, 16 spp.\n");
+               "320x180, 16 spp. --view and --view-look choose the contact sheet's view\n"
+               "transform (see powder png --help).\n");
     else if (!strcmp(cmd, "info"))
         printf("usage: powder info FILE\n\n"
                "Prints a cache file's header, its attributes with types and sizes, and the\n"
                "compression ratio. Damaged files are reported with what is wrong.\n");
     else if (!strcmp(cmd, "png"))
-        printf("usage: powder png FILE.exr... [--exposure EV]\n\n"
-               "Writes FILE.png next to each EXR: exposure scaled by 2^EV, sRGB encoded.\n");
+        printf("usage: powder png FILE.exr... [--exposure EV] [--view NAME] [--view-look NAME]\n\n"
+               "Writes FILE.png next to each EXR: its scene-linear colour scaled by 2^EV, then\n"
+               "shown through a view transform of OpenColorIO. With $OCIO set, that config's\n"
+               "default display and --view (default: the display's default view) and\n"
+               "--view-look (looks replacing the view's own). Without $OCIO, Powder's built-in\n"
+               "config: display 'sRGB - Display', views 'ACES 1.0 - SDR Video' (default) and\n"
+               "'Un-tone-mapped' (each channel clipped, as previews were before views), look\n"
+               "'ACES 1.3 Reference Gamut Compression'. A powder built without OpenColorIO has\n"
+               "the views 'Powder filmic' (default) and 'Un-tone-mapped', and no looks.\n");
     else
         fputs(usage_text, stdout);
 }
@@ -125,15 +140,18 @@ typedef struct {
 
 static const command_spec command_table[] = {
     {"run", " --frames= --threads= --quiet --force --png --half --float --output="
-            " --max-memory= --spp= --resolution= --seed= ", 1, "at most one scene file"},
+            " --max-memory= --spp= --resolution= --seed= --view= --view-look= ", 1,
+     "at most one scene file"},
     {"sim", " --frames= --threads= --quiet --force --resume --output= --max-memory= ", 1,
      "one scene file"},
     {"render", " --look= --frames= --threads= --quiet --resume --png --half --float --output="
-               " --spp= --resolution= --seed= --caches= ", 1, "one scene file"},
+               " --spp= --resolution= --seed= --caches= --view= --view-look= ", 1,
+     "one scene file"},
     {"turntable", " --frame= --steps= --radius= --elevation= --spp= --resolution= --output="
-                  " --threads= --quiet --half --float --caches= ", 1, "one scene file"},
+                  " --threads= --quiet --half --float --caches= --view= --view-look= ", 1,
+     "one scene file"},
     {"info", " ", 1, "one cache file"},
-    {"png", " --exposure= --quiet ", -1, "EXR files"},
+    {"png", " --exposure= --view= --view-look= --quiet ", -1, "EXR files"},
 };
 
 static const command_spec *find_command(const char *command)
@@ -176,6 +194,8 @@ static int parse_options(int argc, char **argv, options *o)
         else if (!strcmp(name, "--look")) o->look = value;
         else if (!strcmp(name, "--output")) o->output = value;
         else if (!strcmp(name, "--caches")) o->caches = value;
+        else if (!strcmp(name, "--view")) o->view_name = value;
+        else if (!strcmp(name, "--view-look")) o->view_look = value;
         else if (!strcmp(name, "--threads")) {
             if (!pw_cli_int(cmd, name, value, 1, 1024, &o->threads)) return 0;
         } else if (!strcmp(name, "--frame")) {
@@ -313,6 +333,7 @@ static void shot_options(const options *o, pw_shot_options *so, pw_progress *pro
     so->force = o->force;
     so->resume = o->resume;
     so->png = o->png;
+    so->view = o->view;
     so->log = o->quiet ? NULL : stdout;
     so->progress = progress;
 }
@@ -529,10 +550,36 @@ static int cmd_png(const options *o)
     for (int k = 0; k < o->n_positional; k++) {
         pw_error err = {0};
         char png[4096];
-        if (pw_shot_png_from_exr(o->positional[k], o->exposure, png, sizeof png, &err) != PW_OK)
+        if (pw_shot_png_from_exr(o->positional[k], o->view, o->exposure, png, sizeof png,
+                                 &err) != PW_OK)
             return fail(&err);
+        if (!o->quiet && k == 0) printf("powder: %s\n", pw_view_describe(o->view));
         if (!o->quiet) printf("powder: %s\n", png);
     }
+    return 0;
+}
+
+/* The PNGs' view transform, made once before any work so that a view or look the
+ * config lacks is refused at once: for png and turntable (contact sheets), and for run
+ * and render with --png; --view or --view-look without --png is refused. */
+static int open_view(options *o)
+{
+    int writes_png = !strcmp(o->command, "png") || !strcmp(o->command, "turntable") ||
+                     ((!strcmp(o->command, "run") || !strcmp(o->command, "render")) && o->png);
+    if (!writes_png) {
+        if (o->view_name || o->view_look) {
+            pw_cli_usage_error(o->command, "%s chooses the PNG previews' view: give --png too",
+                               o->view_name ? "--view" : "--view-look");
+            return EXIT_USAGE;
+        }
+        return 0;
+    }
+    pw_view_params p;
+    pw_view_params_default(&p);
+    p.view = o->view_name;
+    p.look = o->view_look;
+    pw_error err = {0};
+    if (!(o->view = pw_view_create(&p, &err))) return fail(&err);
     return 0;
 }
 
@@ -566,12 +613,15 @@ int main(int argc, char **argv)
     else if (o.help) {
         command_help(o.command);
         rc = 0;
+    } else if ((rc = open_view(&o))) {
+        /* refused: rc says how */
     } else if (!strcmp(o.command, "run")) rc = with_scene(&o, cmd_sim_or_run, 1);
     else if (!strcmp(o.command, "sim")) rc = with_scene(&o, cmd_sim_or_run, 0);
     else if (!strcmp(o.command, "render")) rc = with_scene(&o, cmd_render, 0);
     else if (!strcmp(o.command, "turntable")) rc = with_scene(&o, cmd_turntable, 0);
     else if (!strcmp(o.command, "info")) rc = cmd_info(&o);
     else rc = cmd_png(&o);
+    pw_view_destroy(o.view);
     free(o.positional);
     return rc;
 }

@@ -630,8 +630,8 @@ static pw_status render_one(const pw_scene *sc, int frame, const frame_view *vie
          * compositing, so there the preview keeps its alpha too. */
         if (!rs->transparent_background)
             for (size_t k = 0; k < (size_t)img.width * img.height; k++) img.rgba[4 * k + 3] = 1.0f;
-        if ((rc = pw_png_write(png, img.rgba, img.width, img.height, sc->png_exposure, err)) !=
-            PW_OK)
+        if ((rc = pw_png_write_view(png, img.rgba, img.width, img.height, o->view,
+                                    sc->png_exposure, err)) != PW_OK)
             goto done;
         snprintf(png_note, sizeof png_note, " + %s", png);
     }
@@ -811,7 +811,9 @@ pw_status pw_shot_turntable(const pw_scene *sc, const pw_turntable_options *t,
         char png[4096];
         rc = pw_path_format(png, sizeof png, err, "%s/%s.f%04d.contact.png", dir, sc->name,
                             t->frame);
-        if (rc == PW_OK) rc = pw_png_write(png, sheet, (int)sheet_w, (int)sheet_h, sc->png_exposure, err);
+        if (rc == PW_OK)
+            rc = pw_png_write_view(png, sheet, (int)sheet_w, (int)sheet_h, o->view,
+                                   sc->png_exposure, err);
         if (rc == PW_OK)
             log_line(o, "turntable: %d views of frame %d in %s, contact sheet %s", t->steps,
                      t->frame, dir, png);
@@ -821,8 +823,8 @@ pw_status pw_shot_turntable(const pw_scene *sc, const pw_turntable_options *t,
     return rc;
 }
 
-pw_status pw_shot_png_from_exr(const char *exr_path, double exposure, char *png_path, size_t n,
-                               pw_error *err)
+pw_status pw_shot_png_from_exr(const char *exr_path, const pw_view *view, double exposure,
+                               char *png_path, size_t n, pw_error *err)
 {
     int w, h;
     float *rgba = NULL;
@@ -833,7 +835,7 @@ pw_status pw_shot_png_from_exr(const char *exr_path, double exposure, char *png_
     if (dot && !strchr(dot, '/')) *dot = '\0';
     strncat(png_path, ".png", n - strlen(png_path) - 1);
     for (size_t k = 0; k < (size_t)w * h; k++) rgba[4 * k + 3] = 1.0f; /* opaque preview */
-    rc = pw_png_write(png_path, rgba, w, h, exposure, err);
+    rc = pw_png_write_view(png_path, rgba, w, h, view, exposure, err);
     free(rgba);
     return rc;
 }

@@ -11,12 +11,15 @@
 #include "pw_cache.h"
 #include "pw_error.h"
 #include "scene.h"
+#include "view.h"
 
 typedef struct {
     int threads;        /* 0 = all cores */
     int force;          /* recompute frames whose valid output already exists */
     int resume;         /* skip frames whose valid output exists (render) */
     int png;            /* write a PNG preview beside every EXR */
+    const pw_view *view; /* the view transform of PNG previews and contact sheets (not
+                            owned); NULL: the default view */
     FILE *log;          /* one line per finished frame; NULL = silent */
     pw_progress *progress; /* shared display over the whole job; may be NULL */
     double progress_base;  /* units already done before this call */
@@ -98,8 +101,9 @@ int pw_shot_exr_is_current(const pw_scene *sc, const char *path);
 /* 1 when path holds a complete, undamaged cache of this scene's simulation setup. */
 int pw_shot_cache_is_valid(const pw_scene *sc, const char *path);
 
-/* EXR -> PNG next to it (same name, .png), tone mapped with 2^exposure. */
-pw_status pw_shot_png_from_exr(const char *exr_path, double exposure, char *png_path,
-                               size_t n, pw_error *err);
+/* EXR -> PNG next to it (same name, .png): colour times 2^exposure, through view
+ * (NULL: the default view). */
+pw_status pw_shot_png_from_exr(const char *exr_path, const pw_view *view, double exposure,
+                               char *png_path, size_t n, pw_error *err);
 
 #endif

@@ -9,7 +9,8 @@
  * pw_png_write keeps colour premultiplied by alpha: a pixel reads as the image over
  * black, and its alpha is stored as well. PNG means straight alpha, so a viewer that
  * composites over a light background darkens partly covered pixels; the preview is
- * for looking at the render, for which over-black is the honest answer. */
+ * for looking at the render, for which over-black is the honest answer. The colour goes
+ * through a view transform (view.h), never a bare clip of each channel. */
 #include "png.h"
 
 #include <math.h>
@@ -139,37 +140,35 @@ done:
     return rc;
 }
 
-/* sRGB OETF (IEC 61966-2-1) of a linear value clamped to [0, 1]; NaN becomes 0. */
-static unsigned char srgb8(double v)
-{
-    v = v > 0 ? (v < 1 ? v : 1) : 0;
-    double e = v <= 0.0031308 ? 12.92 * v : 1.055 * pow(v, 1 / 2.4) - 0.055;
-    return (unsigned char)lround(e * 255);
-}
-
 /* ---- public -------------------------------------------------------------------- */
 
-pw_status pw_png_write(const char *path, const float *rgba, int width, int height,
-                       double exposure, pw_error *err)
+pw_status pw_png_write_view(const char *path, const float *rgba, int width, int height,
+                            const pw_view *view, double exposure, pw_error *err)
 {
     if (!rgba || width <= 0 || height <= 0 ||
         (uint64_t)width * (uint64_t)height > PNG_MAX_PIXELS)
         return pw_fail(err, PW_EINVAL, "%s: bad image size (%d x %d)", path, width, height);
     if (!isfinite(exposure))
         return pw_fail(err, PW_EINVAL, "%s: exposure not finite (%g)", path, exposure);
+    pw_view *own = NULL;
+    if (!view && !(view = own = pw_view_create(NULL, err))) {
+        pw_error_prefix(err, "%s", path);
+        return err ? err->code : PW_EINVAL;
+    }
     size_t n = (size_t)width * height;
     unsigned char *px = malloc(4 * n);
-    if (!px) return pw_fail(err, PW_ENOMEM, "%s: out of memory (%zu pixels)", path, n);
-    double gain = exp2(exposure);
-    for (size_t i = 0; i < n; i++) {
-        for (int c = 0; c < 3; c++) px[4 * i + c] = srgb8(gain * rgba[4 * i + c]);
-        double a = rgba[4 * i + 3];
-        a = a > 0 ? (a < 1 ? a : 1) : 0; /* alpha is linear coverage: no curve */
-        px[4 * i + 3] = (unsigned char)lround(a * 255);
-    }
-    pw_status rc = encode(path, px, width, height, 4, err);
+    pw_status rc = px ? pw_view_apply(view, rgba, n, exposure, px, err)
+                      : pw_fail(err, PW_ENOMEM, "%s: out of memory (%zu pixels)", path, n);
+    if (rc == PW_OK) rc = encode(path, px, width, height, 4, err);
     free(px);
+    pw_view_destroy(own);
     return rc;
+}
+
+pw_status pw_png_write(const char *path, const float *rgba, int width, int height,
+                       double exposure, pw_error *err)
+{
+    return pw_png_write_view(path, rgba, width, height, NULL, exposure, err);
 }
 
 pw_status pw_png_write_rgb8(const char *path, const unsigned char *rgb, int width, int height,

@@ -1,13 +1,20 @@
-/* png.h — 8-bit sRGB PNG previews of linear HDR images, for people without an EXR
- * viewer. zlib does the deflate; the PNG chunks are written here. */
+/* png.h — 8-bit PNG previews of scene-linear HDR images, for people without an EXR
+ * viewer, shown through a view transform (view.h). zlib does the deflate; the PNG
+ * chunks are written here. */
 #ifndef PW_PNG_H
 #define PW_PNG_H
 
 #include "pw_error.h"
+#include "view.h"
 
-/* Writes rgba (linear, premultiplied, 4 floats a pixel, rows top down) as an RGBA PNG:
- * colour multiplied by 2^exposure, clamped and encoded with the sRGB curve; alpha kept.
- * Atomic (temporary name, then rename). */
+/* Writes rgba (scene-linear Rec.709, premultiplied, 4 floats a pixel, rows top down) as
+ * an RGBA PNG: colour multiplied by 2^exposure, then through view (NULL: the default
+ * view, pw_view_create(NULL)); alpha kept. Atomic (temporary name, then rename).
+ * Errors name the file. */
+pw_status pw_png_write_view(const char *path, const float *rgba, int width, int height,
+                            const pw_view *view, double exposure, pw_error *err);
+
+/* pw_png_write_view with the default view: $OCIO's, else the built-in one. */
 pw_status pw_png_write(const char *path, const float *rgba, int width, int height,
                        double exposure, pw_error *err);
 

@@ -4,8 +4,10 @@
  * The file is parsed here from scratch: signature; chunk sequence IHDR, IDAT..., IEND
  * with each CRC-32 recomputed with zlib; IHDR fields; the IDAT stream inflated with
  * zlib to exactly (1 + w * channels) * h bytes; every filter byte in 0..4; rows
- * un-filtered by the PNG spec's rules. Pixel bytes must match exactly (tolerance 0):
- * the expected byte is round(255 * sRGB(clamp(2^exposure * linear))), computed here
+ * un-filtered by the PNG spec's rules. Pixel bytes must match exactly (tolerance 0)
+ * through the analytic "Un-tone-mapped" view (view.h; the views that tone map have
+ * tests of their own): the expected byte is round(255 * sRGB(clamp(2^exposure *
+ * linear))), computed here
  * independently and pinned by hand-computed anchors (0.18 -> 118, 0.5 -> 188, the
  * linear segment 0.002 -> 7); alpha is round(255 * clamp(a)) without a curve.
  *
@@ -20,6 +22,20 @@
 #include "check.h"
 #include "png.h"
 #include "pw_file.h"
+#include "view.h"
+
+/* The analytic clip-and-sRGB view, exact in every build. */
+static pw_view *clip_view(void)
+{
+    pw_view_params p;
+    pw_view_params_default(&p);
+    p.analytic = 1;
+    p.view = "Un-tone-mapped";
+    pw_error err = {0};
+    pw_view *v = pw_view_create(&p, &err);
+    CHECK(v != NULL, "view: %s", err.msg);
+    return v;
+}
 
 static uint32_t be32(const unsigned char *p)
 {
@@ -137,7 +153,10 @@ static void case_float(void)
     char path[4096];
     snprintf(path, sizeof path, "%s/png_valid_float.png", POWDER_TEST_TMP);
     pw_error err = {0};
-    CHECK(pw_png_write(path, rgba, w, h, 1.0, &err) == PW_OK, "1.0 write: %s", err.msg);
+    pw_view *view = clip_view();
+    CHECK(pw_png_write_view(path, rgba, w, h, view, 1.0, &err) == PW_OK, "1.0 write: %s",
+          err.msg);
+    pw_view_destroy(view);
     int rw, rh, ch, used[5] = {0};
     unsigned char *px = decode("1.0", path, &rw, &rh, &ch, used);
     CHECK(rw == w && rh == h && ch == 4, "1.0 header %d x %d x %d", rw, rh, ch);
@@ -204,7 +223,10 @@ static void case_edges(void)
     /* 3.1 one pixel */
     float one[4] = {1, 0.0031308f, 0, 1};
     snprintf(path, sizeof path, "%s/png_valid_one.png", POWDER_TEST_TMP);
-    CHECK(pw_png_write(path, one, 1, 1, 0.0, &err) == PW_OK, "3.1 write: %s", err.msg);
+    pw_view *view = clip_view();
+    CHECK(pw_png_write_view(path, one, 1, 1, view, 0.0, &err) == PW_OK, "3.1 write: %s",
+          err.msg);
+    pw_view_destroy(view);
     int rw, rh, ch, used[5] = {0};
     unsigned char *px = decode("3.1", path, &rw, &rh, &ch, used);
     /* the linear segment's end: 12.92 * 0.0031308 * 255 = 10.3 -> 10 */

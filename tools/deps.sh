@@ -3,7 +3,8 @@
 # it prints the exact command and fails.
 POWDER_PACKAGES="build-essential cmake pkg-config libomp-dev clang libclang-rt-14-dev
 libopenexr-dev libembree-dev libzstd-dev libjansson-dev zlib1g-dev
-libopenvdb-dev libopenvdb-tools libboost-dev"
+libopenvdb-dev libopenvdb-tools libboost-dev
+libopencolorio-dev opencolorio-tools"
 
 powder_missing_packages() {
     local missing="" p
