@@ -144,6 +144,17 @@ pw_status pw_rest_decide(pw_sim *s, double t_next, pw_error *err)
             stepped += !cand[p];
         }
     }
+    /* The SVD of Fe kept from the last step a woken particle took is still its Fe's
+     * (resting changes nothing), but a particle that rested from its first step never
+     * had one: factor the woken ones afresh. */
+    if (s->fe_svd_valid)
+#pragma omp parallel for schedule(static) num_threads(s->threads)
+        for (long p = moved; p < nl; p++)
+            if (!cand[p]) {
+                pw_svd3 f;
+                m3_svd(pt->Fe[p], &f.U, &f.sigma, &f.V);
+                pw_svd3_pack(&f, &s->fe_svd[p]);
+            }
     s->n_step = (size_t)stepped;
     s->particle_steps += (uint64_t)stepped;
     return PW_OK;
