@@ -18,9 +18,9 @@
 
 #include "loops.h"
 #include "mpm_internal.h"
-#include "simd.h"
+#include "pw_simd.h"
 
-/* One clone per instruction set (simd.h says why they agree to the bit). */
+/* One clone per instruction set (pw_simd.h says why they agree to the bit). */
 #define BOX_CLONES PW_CLONES("avx512f", "avx2", "default")
 #if defined(PW_HAVE_CLONES)
 #define BOX_HAVE_CLONES 1

@@ -1,12 +1,11 @@
 /* constitutive.c — fixed-corotated elasticity with hardening and the singular-value
  * plasticity clamp of Stomakhin et al. 2013 (eqs. 1, 2, 11, 12), with the stress
  * differential derived in sim/docs/semi-implicit.md. */
-#include <float.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "constitutive.h"
-#include "simd.h"
+#include "pw_simd.h"
 
 
 /* ---- helpers ----------------------------------------------------------------- */
@@ -68,180 +67,6 @@ static mat3 stress_differential_from(mat3 dF, mat3 dR, mat3 cofF, double J, doub
     mat3 dP = m3_scale(m3_sub(dF, dR), 2.0 * mu);
     dP = m3_add(dP, m3_scale(cofF, lambda * m3_ddot(cofF, dF)));
     return m3_add(dP, m3_scale(cofactor_differential(F, dF), lambda * (J - 1.0)));
-}
-
-/* One-sided (Hestenes) Jacobi SVD of A from a right basis V0 near A's own: the columns
- * of B = A V are rotated pairwise until each pair is orthogonal to WARM_SVD_TOL
- * relative; then sigma_k = |b_k| and u_k = b_k / sigma_k, and a reflection left in U
- * moves to the smallest sigma (negated), so U and V are proper rotations as m3_svd
- * returns them (unsorted). Started from the previous step's V, B is orthogonal to
- * ~dt |grad v| and 2-3 sweeps converge (quadratically), against m3_svd's four or more
- * Jacobi sweeps on A^T A plus a QR. Returns -1, for the caller to use m3_svd, when a
- * sigma is below WARM_SVD_RANK of the largest (U would be ill-defined) or the sweeps
- * do not converge.
- *
- * No sweep is spent confirming convergence: rotating pair (p, r) by an angle of sine s
- * refills the pair (p, q) cleared before it with s times pair (q, r)'s off-diagonal,
- * and that is all a sweep leaves behind. So once the largest sine of a sweep times
- * each pair's relative off-diagonal met in it is within WARM_SVD_TOL, every pair is as
- * orthogonal as a further sweep without rotations would have confirmed. From the
- * solver's guess that is mostly after the third sweep, where waiting for a sweep
- * without rotations took a fourth for half the particles (bench_plasticity). */
-#define WARM_SVD_SWEEPS 8
-#define WARM_SVD_TOL 1e-15
-#define WARM_SVD_RANK 1e-6
-
-/* Four matrices at a time, one per lane of a 4-wide vector: a rotation's square roots
- * and division form a chain of ~60 cycles that one matrix would wait on, three times a
- * sweep; four independent chains overlap. Every lane does the operations of the
- * one-matrix form in its order (IEEE operations, no contraction: pw_sim is built with
- * -ffp-contract=off), so each lane gives the bits one matrix alone would. */
-
-static inline __attribute__((always_inline)) void sqrt4(v4d *x)
-{
-    for (int l = 0; l < 4; l++) (*x)[l] = sqrt((*x)[l]);
-}
-
-/* Rotates the columns bp, bq of B (and wp, wq of V alike) to make bp . bq = 0, by the
- * smaller angle, in the lanes of `active`. Keeps g^2 and a b (the squared relative
- * off-diagonal is their ratio) for the convergence test and the squared sine in *s2,
- * 0 where the pair is already orthogonal to WARM_SVD_TOL. With d = b - a and
- * r = sqrt(d^2 + 4 g^2), the tangent t = 2g / (d + sign(d) r) gives
- * 1 + t^2 = 2r / (|d| + r), so with D = |d| + r, cos = D / sqrt(2 r D) and
- * sin = sign(d) 2g / sqrt(2 r D): one division where the textbook form through
- * cot(2 theta) takes three, all on the critical path. A d^2 that overflows (entries
- * beyond ~1e77) makes cos NaN, which the sigma checks hand on to m3_svd. */
-static inline __attribute__((always_inline)) void
-jacobi_rotate4(v4d bp[3], v4d bq[3], v4d wp[3], v4d wq[3], v4m active, v4d *g2,
-               v4d *ab, v4d *s2)
-{
-    const v4d zero = {0, 0, 0, 0};
-    v4d a = bp[0] * bp[0] + bp[1] * bp[1] + bp[2] * bp[2];
-    v4d b = bq[0] * bq[0] + bq[1] * bq[1] + bq[2] * bq[2];
-    v4d g = bp[0] * bq[0] + bp[1] * bq[1] + bp[2] * bq[2];
-    *g2 = g * g;
-    *ab = a * b;
-    v4m rotate = active & (*g2 > (WARM_SVD_TOL * WARM_SVD_TOL) * *ab);
-    v4d d = b - a, r = d * d + 4.0 * *g2;
-    sqrt4(&r);
-    v4d D = ABS4(d) + r;
-    v4d root = 2.0 * r * D;
-    sqrt4(&root);
-    v4d k = 1.0 / root;
-    v4d c = D * k, sn = SELECT4(d >= 0, 2.0 * g, -2.0 * g) * k;
-    for (int i = 0; i < 3; i++) {
-        v4d p = bp[i], q = bq[i];
-        bp[i] = SELECT4(rotate, c * p - sn * q, p);
-        bq[i] = SELECT4(rotate, sn * p + c * q, q);
-        p = wp[i];
-        q = wq[i];
-        wp[i] = SELECT4(rotate, c * p - sn * q, p);
-        wq[i] = SELECT4(rotate, sn * p + c * q, q);
-    }
-    *s2 = SELECT4(rotate, sn * sn, zero);
-}
-
-/* U, sigma, V from converged columns, per lane: sigma_k = |b_k|, u_k = b_k / sigma_k,
- * and a reflection moved to the smallest sigma (the first of equal ones); the lanes
- * where U would be ill-defined (a sigma at or below WARM_SVD_RANK of the largest, or
- * none finite and positive) come back 0 in the mask. Each lane does the one-matrix
- * operations in their order (det as m3_det sums it). */
-static inline __attribute__((always_inline)) void warm_finish4(v4d Bt[3][3], v4d sg[3],
-                                                               v4m *good_out)
-{
-    const v4d zero = {0, 0, 0, 0}, huge = {DBL_MAX, DBL_MAX, DBL_MAX, DBL_MAX};
-    v4d smax = zero;
-    for (int k = 0; k < 3; k++) {
-        sg[k] = Bt[k][0] * Bt[k][0] + Bt[k][1] * Bt[k][1] + Bt[k][2] * Bt[k][2];
-        sqrt4(&sg[k]);
-        smax = SELECT4(sg[k] > smax, sg[k], smax);
-    }
-    v4m good = (smax > zero) & (smax <= huge);
-    for (int k = 0; k < 3; k++) {
-        good &= sg[k] > WARM_SVD_RANK * smax;
-        v4d inv = 1.0 / sg[k];
-        for (int i = 0; i < 3; i++) Bt[k][i] *= inv;
-    }
-    v4m min1 = sg[1] < sg[0];
-    v4m min2 = sg[2] < SELECT4(min1, sg[1], sg[0]);
-    v4m is_min[3] = {~min1 & ~min2, min1 & ~min2, min2};
-    v4d det;
-    det4(Bt, &det);
-    v4m flip = det < zero;
-    for (int k = 0; k < 3; k++) {
-        v4m f = flip & is_min[k];
-        for (int i = 0; i < 3; i++) Bt[k][i] = SELECT4(f, -Bt[k][i], Bt[k][i]);
-        sg[k] = SELECT4(f, -sg[k], sg[k]);
-    }
-    *good_out = good; /* (not returned: a vector return value would change the ABI
-                         between the clones) */
-}
-
-/* The batch runs as two halves of four lanes, their rotations interleaved: the three
- * rotations of a sweep depend on each other, so one half alone waited on each chain in
- * turn. Two halves were faster than one on the CPU measured, and batches of 12 or 16
- * slower, their lanes waiting for the slowest (bench_plasticity; sim/docs/step-speed.md,
- * fourth round). */
-#define HALF 4
-#define HALVES (PW_SVD_BATCH / HALF)
-_Static_assert(PW_SVD_BATCH % HALF == 0, "the warm SVD's batch is whole halves");
-
-PW_CLONES("avx2", "default") void pw_svd_warm_batch(int n, const mat3 *A, const mat3 *V0, pw_svd3 *out, int *ok)
-{
-    /* rows of Bt and Wt are the columns of B = A V and V, so a pair is two rows; lane l
-     * of half h holds matrix 4 h + l, and lanes from n on the identity, which needs no
-     * rotation */
-    v4d Bt[HALVES][3][3], Wt[HALVES][3][3];
-    for (int l = 0; l < PW_SVD_BATCH; l++) {
-        mat3 B = l < n ? m3_transpose(m3_mul(A[l], V0[l])) : m3_identity();
-        mat3 W = l < n ? m3_transpose(V0[l]) : m3_identity();
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++) {
-                Bt[l / HALF][i][j][l % HALF] = B.m[i][j];
-                Wt[l / HALF][i][j][l % HALF] = W.m[i][j];
-            }
-    }
-    v4m converged[HALVES] = {{0}};
-    static const int pair[3][2] = {{0, 1}, {0, 2}, {1, 2}};
-    for (int sweep = 0; sweep < WARM_SVD_SWEEPS; sweep++) {
-        v4m active[HALVES], any = {0, 0, 0, 0};
-        for (int h = 0; h < HALVES; h++) {
-            active[h] = ~converged[h];
-            any |= active[h];
-        }
-        if (!(any[0] | any[1] | any[2] | any[3])) break;
-        v4d g2[HALVES][3], ab[HALVES][3], s2[HALVES][3];
-        for (int k = 0; k < 3; k++)
-            for (int h = 0; h < HALVES; h++) {
-                int p = pair[k][0], q = pair[k][1];
-                jacobi_rotate4(Bt[h][p], Bt[h][q], Wt[h][p], Wt[h][q], active[h], &g2[h][k],
-                               &ab[h][k], &s2[h][k]);
-            }
-        const double tol2 = WARM_SVD_TOL * WARM_SVD_TOL;
-        for (int h = 0; h < HALVES; h++) {
-            v4d s2_max = SELECT4(s2[h][0] > s2[h][1], s2[h][0], s2[h][1]);
-            s2_max = SELECT4(s2_max > s2[h][2], s2_max, s2[h][2]);
-            v4m done = (s2_max * g2[h][0] <= tol2 * ab[h][0]) &
-                       (s2_max * g2[h][1] <= tol2 * ab[h][1]) &
-                       (s2_max * g2[h][2] <= tol2 * ab[h][2]);
-            converged[h] |= active[h] & done;
-        }
-    }
-    for (int h = 0; h < HALVES; h++) {
-        v4d sg[3];
-        v4m good;
-        warm_finish4(Bt[h], sg, &good);
-        for (int l = 0; l < HALF && HALF * h + l < n; l++) {
-            int m = HALF * h + l;
-            for (int i = 0; i < 3; i++)
-                for (int k = 0; k < 3; k++) {
-                    out[m].U.m[i][k] = Bt[h][k][i][l];
-                    out[m].V.m[i][k] = Wt[h][k][i][l];
-                }
-            out[m].sigma = v3(sg[0][l], sg[1][l], sg[2][l]);
-            ok[m] = converged[h][l] && good[l];
-        }
-    }
 }
 
 /* ---- public ------------------------------------------------------------------ */
@@ -337,6 +162,8 @@ mat3 pw_fcr_stress_differential(mat3 F, double mu, double lambda, mat3 dF)
  * so no branch loses precision. Each lane takes its branch by masks and does that
  * branch's operations in their order, so the bits are those of one rotation alone; the
  * lanes' square roots and divisions overlap instead of waiting in turn. */
+#define HALF 4 /* the rotations packed at a time: the lanes of a v4d */
+
 static inline __attribute__((always_inline)) void rotation_to_quat4(v4d m[3][3], v4d q[4])
 {
     const v4d zero = {0, 0, 0, 0};

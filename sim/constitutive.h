@@ -5,6 +5,7 @@
 #define PW_CONSTITUTIVE_H
 
 #include "pw_math.h"
+#include "pw_svd.h"
 
 /* (tr(S) I - S) has eigenvalues s_j + s_k (pairs of singular values). A pair whose sum
  * is below this fraction of |s_1|+|s_2|+|s_3| is treated as singular: that rotation
@@ -44,14 +45,10 @@ typedef struct {
 } pw_fcr_cache;
 void pw_fcr_cache_init(pw_fcr_cache *c, mat3 F, double mu, double lambda);
 
-/* F = U diag(sigma) V^T with U, V proper rotations (as m3_svd returns them). */
-typedef struct {
-    mat3 U, V;
-    vec3 sigma;
-} pw_svd3;
-/* The same with each rotation as a unit quaternion (w, x, y, z): 88 bytes instead of
- * 168, what the solver keeps per particle between steps. Unpacking gives rotations
- * orthogonal to rounding that differ from the packed ones by a few ulps. */
+/* An SVD (pw_svd3, pw_svd.h) with each rotation as a unit quaternion (w, x, y, z): 88
+ * bytes instead of 168, what the solver keeps per particle between steps. Unpacking
+ * gives rotations orthogonal to rounding that differ from the packed ones by a few
+ * ulps. */
 typedef struct {
     double qU[4], qV[4];
     vec3 sigma;
@@ -106,13 +103,6 @@ int pw_plasticity_update_svd(mat3 Fe_hat, mat3 Fp, double theta_c, double theta_
                              double Jp_floor, const mat3 *V_guess, mat3 *Fe_out, mat3 *Fp_out,
                              pw_svd3 *svd_out);
 
-/* The one-sided Jacobi SVD of pw_plasticity_update_svd, for up to PW_SVD_BATCH
- * matrices at once, as two halves of four lanes (faster per matrix; the same bits as one
- * at a time): for k < n,
- * ok[k] = 1 and out[k] the SVD of A[k] started from the right basis V0[k], or ok[k] = 0
- * where it falls back to m3_svd (near-singular A[k], or no convergence). */
-#define PW_SVD_BATCH 8
-void pw_svd_warm_batch(int n, const mat3 *A, const mat3 *V0, pw_svd3 *out, int *ok);
 /* pw_plasticity_update_svd given Fe_hat's SVD (svd_hat, e.g. from pw_svd_warm_batch;
  * NULL: factored here by m3_svd). The matrices come by address (the solver's loop calls
  * this per particle, and 72-byte arguments by value went through the stack in copies

@@ -15,7 +15,7 @@
 #include "particles.h"
 #include "pw_kernel.h"
 #include "pw_sim.h"
-#include "simd.h"
+#include "pw_simd.h"
 
 /* Particle state, structure of arrays (all n entries); the fields are listed once, in
  * particles.c, for everything that handles them as a set. */

@@ -119,12 +119,14 @@ static inline mat3 m3_outer(vec3 a, vec3 b)
                 {a.z * b.x, a.z * b.y, a.z * b.z}}};
     return r;
 }
-static inline double m3_det(mat3 a)
-{
-    return a.m[0][0] * (a.m[1][1] * a.m[2][2] - a.m[1][2] * a.m[2][1]) -
-           a.m[0][1] * (a.m[1][0] * a.m[2][2] - a.m[1][2] * a.m[2][0]) +
-           a.m[0][2] * (a.m[1][0] * a.m[2][1] - a.m[1][1] * a.m[2][0]);
-}
+/* The determinant of a 3x3 array a[i][j] in one order of operations, for doubles and
+ * for the solver's lane vectors alike (det4, pw_simd.h): one expression, the same bits
+ * in each lane as m3_det. */
+#define PW_M3_DET(a)                                                                   \
+    ((a)[0][0] * ((a)[1][1] * (a)[2][2] - (a)[1][2] * (a)[2][1]) -                     \
+     (a)[0][1] * ((a)[1][0] * (a)[2][2] - (a)[1][2] * (a)[2][0]) +                     \
+     (a)[0][2] * ((a)[1][0] * (a)[2][1] - (a)[1][1] * (a)[2][0]))
+static inline double m3_det(mat3 a) { return PW_M3_DET(a.m); }
 /* cof(A) = det(A) A^-T, defined for every A (no division). */
 static inline mat3 m3_cofactor(mat3 a)
 {
