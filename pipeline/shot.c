@@ -305,10 +305,10 @@ pw_status pw_shot_simulate(const pw_scene *sc, int last_frame, const pw_shot_opt
                                               : pw_sim_save_slim(sim, path, f, sc->sim_hash, err);
         if (rc != PW_OK) goto done;
         pw_sim_get_stats(sim, &after);
-        char resting[64] = "";
+        char resting[96] = "";
         if (sc->sim.rest_speed > 0)
-            snprintf(resting, sizeof resting, ", %zu of %zu particles stepped", after.particles_stepped,
-                     after.particles);
+            snprintf(resting, sizeof resting, ", %zu of %zu particles stepped (%.0f %% so far)",
+                     after.particles_stepped, after.particles, 100 * after.stepped_share);
         log_line(o, "sim: frame %d: %llu steps, CR %.1f it/step, max |v| %.2f m/s%s, %.1f s -> %s",
                  f, (unsigned long long)(after.steps - before.steps), after.cr_iterations_mean,
                  after.max_speed, resting, pw_now() - t_begin, path);

@@ -7,8 +7,13 @@
 
 #include "mpm_internal.h"
 
-/* A counter this high is at rest long enough for any sleep_steps (saturates). */
+/* The rest counter: steps at rest in a row in the low bits (saturating: this many is
+ * long enough for any sleep_steps), and a bit set once the particle has slept, i.e. has
+ * settled under its own weight at least once. Snow seeded without stress and frozen
+ * before it settled would fall when woken, and wake its neighbours as it falls. */
 #define REST_SATURATED 0x40000000u
+#define REST_SETTLED 0x80000000u
+#define REST_COUNT(r) ((r) & ~REST_SETTLED)
 
 static int grow(void **a, size_t *cap, size_t n, size_t sz)
 {
@@ -99,13 +104,15 @@ pw_status pw_rest_decide(pw_sim *s, double t_next, pw_error *err)
     long nl = (long)n, moved = (long)s->n_step;
 #pragma omp parallel for schedule(static) num_threads(s->threads)
     for (long p = 0; p < nl; p++) {
+        uint32_t r = pt->rest[p], count = REST_COUNT(r), settled = r & REST_SETTLED;
         if (p < moved)
-            pt->rest[p] = v3_length2(pt->v[p]) < v2
-                              ? (pt->rest[p] < REST_SATURATED ? pt->rest[p] + 1 : REST_SATURATED)
-                              : 0;
+            count = v3_length2(pt->v[p]) < v2 ? (count < REST_SATURATED ? count + 1 : count) : 0;
+        if (count >= sleep) settled = REST_SETTLED;
+        pt->rest[p] = count | settled;
         int inside = !s->p.has_region ||
                      pw_shape_sdf_posed(&s->p.region, &region, &pt->x[p], NULL) <= 0;
-        cand[p] = (uint8_t)(inside ? pt->rest[p] >= sleep : pt->rest[p] >= 1);
+        /* outside the region: settled snow rests as soon as it is slow */
+        cand[p] = (uint8_t)(count >= sleep || (!inside && settled && count >= 1));
     }
 
     /* 2. wake what moving snow or a moving collider reaches */
@@ -138,7 +145,7 @@ pw_status pw_rest_decide(pw_sim *s, double t_next, pw_error *err)
                 }
                 if (last_wakes) {
                     cand[p] = 0;
-                    pt->rest[p] = 0;
+                    pt->rest[p] &= REST_SETTLED;
                 }
             }
             stepped += !cand[p];

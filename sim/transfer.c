@@ -39,27 +39,32 @@ static void gather_elements(char *dst, const char *src, size_t sz, const uint32_
 
 #define REORDER_CHUNK 4096 /* elements per task of the reorder */
 
-/* Applies perm to one particle array of n elements of size sz, through K's storage.
+/* Applies perm to elements [first, end) of one particle array of elements of size sz,
+ * through K's storage (perm must map that range onto itself).
  * Both copies stream: the reorder is bound by memory bandwidth (at 3e5 particles and 2
  * threads), and streaming skips the read of each line written, a third of the traffic
  * (sim/docs/step-speed.md, third round). */
-static void reorder(pw_sim *s, void *arr, size_t sz, const uint32_t *perm, size_t n)
+static void reorder(pw_sim *s, void *arr, size_t sz, const uint32_t *perm, size_t first,
+                    size_t end)
 {
     assert(sz % 4 == 0); /* (pw_stream_copy's unit) */
     char *src = arr, *dst = (char *)s->K;
-    long nc = (long)((n + REORDER_CHUNK - 1) / REORDER_CHUNK);
+    size_t n = end;
+    long nc = (long)((end - first + REORDER_CHUNK - 1) / REORDER_CHUNK);
 #pragma omp parallel num_threads(s->threads)
     {
 #pragma omp for schedule(static) nowait
         for (long c = 0; c < nc; c++) {
-            long lo = c * REORDER_CHUNK, hi = lo + REORDER_CHUNK < (long)n ? lo + REORDER_CHUNK : (long)n;
+            long lo = (long)first + c * REORDER_CHUNK;
+            long hi = lo + REORDER_CHUNK < (long)n ? lo + REORDER_CHUNK : (long)n;
             gather_elements(dst, src, sz, perm, lo, hi);
         }
         pw_stream_fence();
 #pragma omp barrier /* (the copy back overwrites src, which every thread's gather reads) */
 #pragma omp for schedule(static) nowait
         for (long c = 0; c < nc; c++) {
-            size_t lo = (size_t)c * REORDER_CHUNK, hi = lo + REORDER_CHUNK < n ? lo + REORDER_CHUNK : n;
+            size_t lo = first + (size_t)c * REORDER_CHUNK;
+            size_t hi = lo + REORDER_CHUNK < n ? lo + REORDER_CHUNK : n;
             pw_stream_copy(src + lo * sz, dst + lo * sz, (hi - lo) * sz);
         }
         pw_stream_fence();
@@ -70,15 +75,18 @@ static void reorder_particles(pw_sim *s)
 {
     pw_particles *pt = &s->pt;
     size_t n = pt->n;
-    int identity = 1;
-    for (size_t k = 0; k < n && identity; k++) identity = s->perm[k] == k;
-    if (identity) return;
+    /* only the span the sort moved: resting snow that stays asleep keeps its place at
+     * the end (the stable sort of unchanged keys), and is not copied every step */
+    size_t first = 0, end = n;
+    while (first < n && s->perm[first] == first) first++;
+    if (first == n) return;
+    while (end > first && s->perm[end - 1] == end - 1) end--;
     for (int f = 0; f < pw_particle_field_count; f++) {
         const pw_particle_field *fd = &pw_particle_fields[f];
         if (!pw_particle_field_held(pt, fd)) continue;
-        reorder(s, *pw_particle_array(pt, fd), pw_particle_field_bytes(fd), s->perm, n);
+        reorder(s, *pw_particle_array(pt, fd), pw_particle_field_bytes(fd), s->perm, first, end);
     }
-    if (s->fe_svd_valid) reorder(s, s->fe_svd, sizeof *s->fe_svd, s->perm, n);
+    if (s->fe_svd_valid) reorder(s, s->fe_svd, sizeof *s->fe_svd, s->perm, first, end);
 }
 
 /* Each particle of one home block: its place in its stencil at x^n. */
