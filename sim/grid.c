@@ -101,6 +101,8 @@ void pw_grid_free(pw_grid *g)
     free(g->pkey);
     free(g->pkey_tmp);
     free(g->perm_tmp);
+    free(g->akey);
+    free(g->aidx);
     memset(g, 0, sizeof *g);
 }
 
@@ -152,6 +154,65 @@ size_t pw_grid_block_index(const pw_grid *g, uint64_t key)
     return i < g->n_blocks && g->keys[i] == key ? i : SIZE_MAX;
 }
 
+/* The sort when snow rests: the particles before the old tail and those of it that woke
+ * are keyed and radix sorted; the order is then the stepped ones by block, the old
+ * tail's still resting ones as they were, and the newly resting ones by block. */
+static pw_status sort_with_tail(pw_grid *g, size_t n, const vec3 *x, const uint8_t *resting,
+                                size_t tail, uint32_t *perm, int threads, pw_error *err)
+{
+    size_t cap = g->cap_a, cap2 = g->cap_a;
+    if (grow((void **)&g->akey, &cap, n, sizeof *g->akey) ||
+        grow((void **)&g->aidx, &cap2, n, sizeof *g->aidx))
+        return pw_fail(err, PW_ENOMEM, "sim grid: cannot allocate sort keys for %zu particles", n);
+    g->cap_a = cap < cap2 ? cap : cap2;
+    long head = (long)tail;
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (long k = 0; k < head; k++) {
+        g->akey[k] = pw_grid_particle_key(g, x[k]) | (resting[k] ? PW_RESTING_KEY : 0);
+        g->aidx[k] = (uint32_t)k;
+    }
+    size_t m = tail;
+    for (size_t k = tail; k < n; k++)
+        if (!resting[k]) { /* woke: its position has not changed since it was keyed */
+            g->akey[m] = g->pkey[k] & ~PW_RESTING_KEY;
+            g->aidx[m++] = (uint32_t)k;
+        }
+    radix_sort(m, g->akey, g->aidx, g->pkey_tmp, g->perm_tmp);
+    size_t stepped = 0;
+    while (stepped < m && !(g->akey[stepped] & PW_RESTING_KEY)) stepped++;
+    /* assembled in pkey_tmp, which the radix sort no longer needs */
+    size_t o = 0;
+    for (size_t k = 0; k < stepped; k++, o++) {
+        perm[o] = g->aidx[k];
+        g->pkey_tmp[o] = g->akey[k];
+    }
+    for (size_t k = tail; k < n; k++)
+        if (resting[k]) {
+            perm[o] = (uint32_t)k;
+            g->pkey_tmp[o++] = g->pkey[k];
+        }
+    for (size_t k = stepped; k < m; k++, o++) {
+        perm[o] = g->aidx[k];
+        g->pkey_tmp[o] = g->akey[k];
+    }
+    uint64_t *t = g->pkey;
+    g->pkey = g->pkey_tmp;
+    g->pkey_tmp = t;
+    return PW_OK;
+}
+
+pw_status pw_grid_key_resting(pw_grid *g, size_t n, const vec3 *x, size_t first, pw_error *err)
+{
+    size_t cap = g->cap_particles, cap2 = g->cap_particles, cap3 = g->cap_particles;
+    if (grow((void **)&g->pkey, &cap, n, sizeof *g->pkey) ||
+        grow((void **)&g->pkey_tmp, &cap2, n, sizeof *g->pkey_tmp) ||
+        grow((void **)&g->perm_tmp, &cap3, n, sizeof *g->perm_tmp))
+        return pw_fail(err, PW_ENOMEM, "sim grid: cannot allocate sort keys for %zu particles", n);
+    g->cap_particles = cap < cap2 ? (cap < cap3 ? cap : cap3) : (cap2 < cap3 ? cap2 : cap3);
+    for (size_t k = first; k < n; k++) g->pkey[k] = pw_grid_particle_key(g, x[k]) | PW_RESTING_KEY;
+    return PW_OK;
+}
+
 static void sort_particles(pw_grid *g, size_t n, const vec3 *x, const uint8_t *resting,
                            uint32_t *perm, int threads)
 {
@@ -189,7 +250,8 @@ static pw_status collect_blocks(pw_grid *g, pw_error *err)
 }
 
 pw_status pw_grid_build(pw_grid *g, size_t n, const vec3 *x, const uint8_t *resting,
-                        size_t n_step, uint32_t *perm, int threads, pw_error *err)
+                        size_t n_step, size_t tail, uint32_t *perm, int threads,
+                        pw_error *err)
 {
     size_t cap = g->cap_particles, cap2 = g->cap_particles, cap3 = g->cap_particles;
     if (grow((void **)&g->pkey, &cap, n, sizeof *g->pkey) ||
@@ -197,7 +259,12 @@ pw_status pw_grid_build(pw_grid *g, size_t n, const vec3 *x, const uint8_t *rest
         grow((void **)&g->perm_tmp, &cap3, n, sizeof *g->perm_tmp))
         return pw_fail(err, PW_ENOMEM, "sim grid: cannot allocate sort keys for %zu particles", n);
     g->cap_particles = cap < cap2 ? (cap < cap3 ? cap : cap3) : (cap2 < cap3 ? cap2 : cap3);
-    sort_particles(g, n, x, resting, perm, threads);
+    if (resting && tail < n) {
+        pw_status rc = sort_with_tail(g, n, x, resting, tail, perm, threads, err);
+        if (rc != PW_OK) return rc;
+    } else {
+        sort_particles(g, n, x, resting, perm, threads);
+    }
     n = n_step; /* the resting particles, sorted last, make no home */
 
     /* home blocks and their particle ranges */

@@ -54,6 +54,9 @@ typedef struct {
     size_t cap_particles;
     uint64_t *pkey, *pkey_tmp;
     uint32_t *perm_tmp;
+    uint64_t *akey;   /* the keys and indices of the particles the sort orders when */
+    uint32_t *aidx;   /* resting snow keeps its place (pw_grid_build's tail)          */
+    size_t cap_a;
 } pw_grid;
 
 #define PW_FIXED_ALL 7u     /* all three components */
@@ -74,9 +77,19 @@ void pw_grid_free(pw_grid *g);
  * [0, max_node - 3]. Uses up to threads threads (the result does not depend on it).
  * @return PW_OK or PW_ENOMEM. */
 pw_status pw_grid_build(pw_grid *g, size_t n, const vec3 *x, const uint8_t *resting,
-                        size_t n_step, uint32_t *perm, int threads, pw_error *err);
+                        size_t n_step, size_t tail, uint32_t *perm, int threads,
+                        pw_error *err);
+/* (tail: particles [tail, n) rested at the last build and kept their order and keys
+ * since, g->pkey[tail, n) still theirs; tail = n when there are none. Those that still
+ * rest keep their order behind the sorted stepped ones, and their keys are not computed
+ * again: a resting field costs the sort a copy, not a sort.) */
 
 #define PW_RESTING_KEY (UINT64_C(1) << 63) /* above every block key (3 x 21 bits) */
+
+/* Keys the resting particles [first, n) at x as a sort would have (for a state read
+ * from a cache, so that the next sort keeps them as an uninterrupted run does).
+ * @return PW_OK or PW_ENOMEM. */
+pw_status pw_grid_key_resting(pw_grid *g, size_t n, const vec3 *x, size_t first, pw_error *err);
 
 /* The home block key of a particle at x (as the sort computes it). */
 uint64_t pw_grid_particle_key(const pw_grid *g, vec3 x);

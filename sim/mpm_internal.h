@@ -173,6 +173,8 @@ struct pw_sim {
      * the sort puts the resting ones last, and every particle loop of the step runs
      * over the first n_step. */
     size_t n_step;
+    size_t rest_tail;           /* [rest_tail, n) rested at the last sort, keys kept in
+                                   grid.pkey; n (or more) when there is no such tail   */
     double t_step_end;          /* [s] the end of the step being taken                 */
     uint8_t *resting;           /* per particle: not stepped this step                  */
     size_t cap_resting;

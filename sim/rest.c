@@ -130,7 +130,10 @@ pw_status pw_rest_decide(pw_sim *s, double t_next, pw_error *err)
 #pragma omp for schedule(static)
         for (long p = 0; p < nl; p++) {
             if (cand[p]) {
-                uint64_t key = pw_grid_particle_key(&s->grid, pt->x[p]);
+                /* a particle that rested at the last sort has not moved since */
+                uint64_t key = (size_t)p >= s->rest_tail && (size_t)p >= (size_t)moved
+                                   ? s->grid.pkey[p] & ~PW_RESTING_KEY
+                                   : pw_grid_particle_key(&s->grid, pt->x[p]);
                 if (key != last) {
                     last = key;
                     last_wakes = has_key(s->wake_keys, n_wake, key);

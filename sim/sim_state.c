@@ -183,6 +183,17 @@ pw_status pw_sim_load(pw_sim *s, const char *path, pw_error *err)
     s->dt_last = pw_cache_global_get(&f, "dt_last", 0);
     double stepped = pw_cache_global_get(&f, "stepped_particles", (double)pt->n);
     s->n_step = stepped >= 0 && stepped <= (double)pt->n ? (size_t)stepped : pt->n;
+    /* the stored order has the resting particles last, as the last sort left them: key
+     * them as it did, so the next sort keeps them where an uninterrupted run does */
+    s->rest_tail = SIZE_MAX;
+    if (pt->rests && s->n_step < pt->n) {
+        pw_status krc = pw_grid_key_resting(&s->grid, pt->n, pt->x, s->n_step, err);
+        if (krc != PW_OK) {
+            pw_cache_frame_free(&f);
+            return krc;
+        }
+        s->rest_tail = s->n_step;
+    }
     s->cr_iterations_last = (int)pw_cache_global_get(&f, "cr_iterations_last", 0);
     s->cr_iterations_total = (uint64_t)pw_cache_global_get(&f, "cr_iterations_total", 0);
     s->cr_solves = (uint64_t)pw_cache_global_get(&f, "cr_solves", 0);

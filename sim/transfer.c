@@ -121,8 +121,10 @@ pw_status pw_mpm_rebuild_grid(pw_sim *s, pw_error *err)
 {
     pw_particles *pt = &s->pt;
     pw_status rc = pw_grid_build(&s->grid, pt->n, pt->x, pt->rests ? s->resting : NULL,
-                                 s->n_step, s->perm, s->threads, err);
+                                 s->n_step, s->rest_tail < pt->n ? s->rest_tail : pt->n, s->perm,
+                                 s->threads, err);
     if (rc != PW_OK) return rc;
+    s->rest_tail = s->n_step; /* the resting tail, and its keys in grid.pkey */
     reorder_particles(s);
     pw_mpm_for_homes(s, place_home, NULL); /* once per step */
     return PW_OK;
