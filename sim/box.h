@@ -86,13 +86,17 @@ BOX_INLINE void box_add_to_vec3(const pw_grid *g, uint32_t home, const pw_box *L
  * vectors (lo: nodes 0 and 2, hi: nodes 1 and 3) and does the same operations in the
  * same order: the same bits (box_wide_narrow_same_bits compares the two, kernel by
  * kernel, on every instruction set, since a CPU runs only one of them). box_wide() is
- * true where the AVX-512 clone runs on a CPU that executes 512-bit operations whole
- * (pw_box_split_512); a loop asks once and passes the answer to every kernel call. */
-BOX_INLINE int box_wide(void)
+ * true where the AVX-512 clone runs and the simulation's policy (pw_sim_params.kernel_width)
+ * asks for the wide forms; by default, on a CPU that executes 512-bit operations whole
+ * (pw_cpu_splits_512). Each simulation decides once (s->wide) and every loop passes it
+ * to every kernel call. */
+static inline int box_wide_for(int kernel_width)
 {
 #if defined(BOX_HAVE_CLONES)
-    return __builtin_cpu_supports("avx512f") && !pw_box_force_narrow && !pw_box_split_512;
+    return __builtin_cpu_supports("avx512f") &&
+           (kernel_width == 2 || (kernel_width == 0 && !pw_cpu_splits_512()));
 #else
+    (void)kernel_width;
     return 0;
 #endif
 }

@@ -9,9 +9,7 @@
 #include <cpuid.h>
 #endif
 
-int pw_box_force_narrow = 0;
-int pw_loops_steal_first = 0;
-int pw_box_split_512 = 0;
+static int split_512 = 0; /* read once at load: the CPU does not change */
 
 /* AMD family 19h (Zen 3 and 4; only Zen 4 has AVX-512) runs each 512-bit operation as
  * two 256-bit halves, so the wide forms' fewer instructions buy nothing there, and
@@ -26,9 +24,11 @@ __attribute__((constructor)) static void detect_split_512(void)
     int amd = b == 0x68747541u && d == 0x69746e65u && c == 0x444d4163u; /* "AuthenticAMD" */
     if (!amd || !__get_cpuid(1, &a, &b, &c, &d)) return;
     unsigned family = ((a >> 8) & 0xf) + ((a >> 8 & 0xf) == 0xf ? (a >> 20) & 0xff : 0);
-    pw_box_split_512 = family == 0x19;
+    split_512 = family == 0x19;
 #endif
 }
+
+int pw_cpu_splits_512(void) { return split_512; }
 
 /* Home loops: each thread owns a run of homes and steals from the others' runs' ends.
  *
@@ -111,7 +111,7 @@ static void run_homes(pw_sim *s, pw_home_fn fn, void *ctx, const uint32_t *order
 {
     uint32_t j;
     for (int pass = 0; pass < 2; pass++) {
-        if (pass != pw_loops_steal_first) /* own run: pass 0, unless a test says 1 */
+        if (pass != s->p.steal_first) /* own run: pass 0, unless the sim says 1 */
             while (take(&runs[t], 0, &j)) fn(s, order ? order[j] : j, ctx);
         else
             for (int d = 1; d < nt; d++)

@@ -10,15 +10,10 @@
 
 #include "mpm_internal.h"
 
-/* Set by a test to run the narrow forms of the stencil kernels where the wide ones
- * would run (box.h), to compare them; 0 otherwise. */
-extern int pw_box_force_narrow;
-/* Set by a test to make every thread take homes from the others' runs before its own
- * (loops.c), so that the taking runs whatever the timing; 0 otherwise. */
-extern int pw_loops_steal_first;
-/* 1 on CPUs that run 512-bit operations as two halves, where the narrow forms are the
- * faster ones (loops.c says how it is detected and what it measured). */
-extern int pw_box_split_512;
+/* 1 on CPUs that run 512-bit operations as two halves, where the narrow forms of the
+ * stencil kernels are the faster ones (loops.c says how it is detected and what it
+ * measured): what pw_sim_params.kernel_width 0 follows. */
+int pw_cpu_splits_512(void);
 
 /* The state of the home loops' work sharing, 8 runs a thread (loops.c); NULL when out
  * of memory. Freed with free(). */

@@ -152,6 +152,8 @@ typedef struct {
 struct pw_sim {
     pw_sim_params p;
     int threads_max;            /* from params (0 resolved to the OpenMP default) */
+    int wide;                   /* the stencil kernels' wide forms run (box.h): decided
+                                   once, from params.kernel_width and the CPU */
     int threads;                /* used this step: fewer for small problems, where
                                    fork/join costs more than the work */
     size_t particles_per_thread;   /* that threshold (tests lower it) */

@@ -33,6 +33,13 @@ typedef struct {
     double cr_tolerance;      /* relative residual of the solve [-] (1e-4)          */
     int cr_max_iterations;    /* cap of conjugate residual iterations (200)         */
     int threads;              /* 0 = OpenMP default                                 */
+    /* How the loops run, never what they compute (the same bits either way):
+     * kernel_width 0 picks the stencil kernels' faster form for this CPU, 1 the narrow
+     * (4-wide) forms, 2 the wide (8-wide) ones where AVX-512 runs (sim/box.h);
+     * steal_first 1 makes every thread take homes from the others' runs before its own
+     * (sim/loops.c), so that the taking path runs whatever the timing. */
+    int kernel_width;         /* (0)                                                */
+    int steal_first;          /* (0)                                                */
 
     /* Resting snow (sim/docs/resting-snow.md). A particle slower than rest_speed for
      * sleep_steps steps in a row sleeps: it is not stepped, keeps its whole state and

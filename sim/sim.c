@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "box.h"
 #include "loops.h"
 #include "mpm_internal.h"
 
@@ -69,6 +70,9 @@ pw_status pw_sim_params_check(const pw_sim_params *p, pw_error *err)
     if (!(p->rest_speed >= 0) || !isfinite(p->rest_speed))
         return pw_fail(err, PW_EINVAL, "sim params: rest_speed must be >= 0 [m/s] (%g)",
                        p->rest_speed);
+    if (p->kernel_width < 0 || p->kernel_width > 2 || p->steal_first < 0 || p->steal_first > 1)
+        return pw_fail(err, PW_EINVAL, "sim params: kernel_width must be 0-2 and steal_first "
+                                       "0 or 1 (%d, %d)", p->kernel_width, p->steal_first);
     if (!(p->wake_speed >= 0) || !isfinite(p->wake_speed))
         return pw_fail(err, PW_EINVAL, "sim params: wake_speed must be >= 0 [m/s] (%g)",
                        p->wake_speed);
@@ -113,6 +117,7 @@ pw_sim *pw_sim_create(const pw_sim_params *p, pw_error *err)
     }
     s->p = *p;
     s->pt.apic = p->transfer == PW_TRANSFER_APIC;
+    s->wide = box_wide_for(p->kernel_width);
     s->pt.rests = p->rest_speed > 0;
     if (!(s->p.wake_speed > 0)) s->p.wake_speed = 10 * s->p.rest_speed; /* the default */
     s->threads_max = p->threads > 0 ? p->threads : omp_get_max_threads();

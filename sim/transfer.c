@@ -145,7 +145,7 @@ static void offset_weighted(const pw_pstep *q, pw_pstep *qa)
 /* node (momentum, mass) += m_p w_ip (v_p + C_p (x_i - x_p), 1) over one home block */
 BOX_CLONES static void p2g_home(const pw_sim *s, uint32_t home, void *ctx)
 {
-    const int wide = box_wide(); /* once for the loop below */
+    const int wide = s->wide; /* the simulation's kernel form (box.h) */
     (void)ctx;
     const pw_grid *g = &s->grid;
     const pw_particles *pt = &s->pt;
@@ -205,7 +205,7 @@ void pw_mpm_p2g(pw_sim *s)
 
 BOX_CLONES static void volumes_home(const pw_sim *s, uint32_t home, void *ctx)
 {
-    const int wide = box_wide(); /* once for the loop below */
+    const int wide = s->wide; /* the simulation's kernel form (box.h) */
     (void)ctx;
     const pw_grid *g = &s->grid;
     const pw_particles *pt = &s->pt; /* (the arrays it points to are written) */
@@ -262,7 +262,7 @@ static void force_matrix(const pw_sim *s, size_t p, const vec3 *dx, double B9[9]
 /* f_i += B grad w_ip over the particles of one home block */
 BOX_CLONES static void forces_home(const pw_sim *s, uint32_t home, void *dx)
 {
-    const int wide = box_wide(); /* once for the loop below */
+    const int wide = s->wide; /* the simulation's kernel form (box.h) */
     const pw_grid *g = &s->grid;
     pw_box out;
     box_zero(&out);
@@ -311,7 +311,7 @@ typedef struct {
 
 BOX_CLONES static void deformation_home(const pw_sim *s, uint32_t home, void *ctx)
 {
-    const int wide = box_wide(); /* once for the loop below */
+    const int wide = s->wide; /* the simulation's kernel form (box.h) */
     const deformation_ctx *dc = ctx;
     const pw_grid *g = &s->grid;
     const pw_particles *pt = &s->pt; /* (the arrays it points to are written) */
@@ -375,7 +375,7 @@ size_t pw_mpm_update_deformation(pw_sim *s, double dt)
 /* v_p (PIC/FLIP blend, or APIC with C_p) of the particles of one home block */
 BOX_CLONES static void g2p_home(const pw_sim *s, uint32_t home, void *ctx)
 {
-    const int wide = box_wide(); /* once for the loop below */
+    const int wide = s->wide; /* the simulation's kernel form (box.h) */
     (void)ctx;
     const pw_grid *g = &s->grid;
     const pw_particles *pt = &s->pt; /* (the arrays it points to are written) */

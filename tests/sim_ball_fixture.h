@@ -16,6 +16,10 @@ static inline void ball_cache_path(char *out, size_t n, int transfer, const char
     snprintf(out, n, "%s/sim_det_%d_%s.pwc", POWDER_TEST_TMP, transfer, tag);
 }
 
+/* The loops' policy of the runs (pw_sim_params.kernel_width, steal_first): results must
+ * not depend on it. */
+static int ball_kernel_width = 0, ball_steal_first = 0;
+
 static inline int ball_run(int threads, pw_transfer transfer, const char *path)
 {
     pw_error err = {0};
@@ -25,6 +29,8 @@ static inline int ball_run(int threads, pw_transfer transfer, const char *path)
     p.gravity = v3(0, -9.81, 0);
     p.threads = threads;
     p.transfer = transfer;
+    p.kernel_width = ball_kernel_width;
+    p.steal_first = ball_steal_first;
     pw_sim *s = pw_sim_create(&p, &err);
     CHECK(s != NULL, "create: %s", err.msg);
     s->particles_per_thread = 64; /* use every thread even on this small body */

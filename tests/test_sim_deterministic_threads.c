@@ -23,7 +23,17 @@ static void check_same(const char *ref, int threads, int transfer, const char *t
 int main(void)
 {
     char p1[512];
-    pw_box_split_512 = 0; /* the wide forms wherever AVX-512 runs */
+    ball_kernel_width = 2; /* the wide forms wherever AVX-512 runs */
+#if defined(__x86_64__)
+    int avx512 = __builtin_cpu_supports("avx512f");
+#else
+    int avx512 = 0;
+#endif
+    /* say what the wide/narrow comparison compares on this CPU */
+    printf("sim_deterministic_threads: %s\n",
+           avx512 ? "AVX-512 runs: the wide kernel forms are compared with the narrow ones"
+                  : "no AVX-512 here: the wide forms cannot run, so the \"narrow\" runs repeat "
+                    "the narrow ones (box_wide_narrow_same_bits compares the forms directly)");
     for (int transfer = 0; transfer < 2; transfer++) {
         ball_cache_path(p1, sizeof p1, transfer, "t1");
         ball_run(1, (pw_transfer)transfer, p1);
@@ -32,12 +42,12 @@ int main(void)
          * homes from the others' runs depends on timing, three threads that each take
          * from the others first (loops.c) */
         check_same(p1, 3, transfer, "t3", "between 1 and 3 threads");
-        pw_loops_steal_first = 1;
+        ball_steal_first = 1;
         check_same(p1, 3, transfer, "steal", "with homes taken from other runs");
-        pw_loops_steal_first = 0;
-        pw_box_force_narrow = 1;
+        ball_steal_first = 0;
+        ball_kernel_width = 1;
         check_same(p1, 2, transfer, "narrow", "between the wide and narrow kernels");
-        pw_box_force_narrow = 0;
+        ball_kernel_width = 2;
     }
     return check_done("sim_deterministic_threads");
 }
