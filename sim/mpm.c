@@ -206,7 +206,8 @@ static void grid_collide(pw_sim *s, double t_next)
     const uint8_t *held = s->pt.rests && s->n_step < s->pt.n ? s->held : NULL;
 #pragma omp parallel for schedule(static) num_threads(s->threads)
     for (long i = 0; i < nn; i++) {
-        g->fixed[i] = 0;
+        /* a node no particle reaches has no degree of freedom in the solve */
+        g->fixed[i] = g->m[i] > 0 ? 0 : PW_FIXED_ALL;
         if (!(g->m[i] > 0)) continue;
         vec3 xi = pw_grid_node_position(g, (size_t)i);
         pw_contact c = have ? pw_colliders_apply(s->colliders, t_next, xi, &g->v[i], &g->normal[i])
@@ -430,6 +431,12 @@ static pw_status check_divergence(const pw_sim *s, double vmax, pw_error *err)
                    s->steps, s->t, s->pt.id[fastest], vmax, limit, s->p.dt_max);
 }
 
+void pw_mpm_forget_kept_state(pw_sim *s)
+{
+    s->fe_svd_valid = 0;
+    s->warm_valid = 0;
+}
+
 pw_status pw_sim_advance_to(pw_sim *s, double t_end, pw_sim_progress_fn progress, void *user,
                             pw_error *err)
 {
@@ -438,8 +445,7 @@ pw_status pw_sim_advance_to(pw_sim *s, double t_end, pw_sim_progress_fn progress
                        t_end, s->t);
     if (s->failed)
         return pw_fail(err, PW_ENUMERIC, "sim: a previous step failed; the state is unusable");
-    s->fe_svd_valid = 0; /* see mpm_internal.h */
-    s->warm_valid = 0;
+    pw_mpm_forget_kept_state(s);
     pw_status rc = check_particles(s, err);
     if (rc != PW_OK) {
         s->failed = 1;

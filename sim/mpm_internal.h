@@ -243,6 +243,12 @@ typedef struct {
 void pw_mpm_memory_report(const pw_sim *s, pw_mpm_memory *m);
 
 /* ---- mpm.c --------------------------------------------------------------- */
+/* The one place that invalidates what a step keeps for the next (the SVD of each Fe, the
+ * solve's warm start): where particles, Fe or the clock come from elsewhere (particles
+ * added, a cache loaded) and at the start of each pw_sim_advance_to call, so that a run
+ * resumed from a cache repeats the bits of one that was not interrupted. */
+void pw_mpm_forget_kept_state(pw_sim *s);
+
 /* Sizes the step scratch, sorts particles, rebuilds the grid and the stencil places of x^n:
  * what every step does before step 1 (tests call it to run single steps). */
 pw_status pw_mpm_begin_step(pw_sim *s, pw_error *err);

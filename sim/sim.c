@@ -246,7 +246,6 @@ pw_status pw_sim_add_particles(pw_sim *s, const pw_seeded *in, pw_error *err)
     pt->n += in->n;
     s->n_step = pt->n; /* every particle is stepped until the next step decides */
     s->rest_tail = SIZE_MAX; /* and the sort keys them all afresh */
-    s->fe_svd_valid = 0;
-    s->warm_valid = 0;
+    pw_mpm_forget_kept_state(s);
     return PW_OK;
 }

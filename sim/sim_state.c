@@ -178,8 +178,7 @@ pw_status pw_sim_load(pw_sim *s, const char *path, pw_error *err)
     s->failed = 0;
     s->t = f.time;
     s->steps = f.step;
-    s->fe_svd_valid = 0; /* Fe comes from the cache */
-    s->warm_valid = 0;
+    pw_mpm_forget_kept_state(s); /* Fe comes from the cache */
     s->dt_last = pw_cache_global_get(&f, "dt_last", 0);
     double stepped = pw_cache_global_get(&f, "stepped_particles", (double)pt->n);
     s->n_step = stepped >= 0 && stepped <= (double)pt->n ? (size_t)stepped : pt->n;

@@ -254,7 +254,6 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
         for (size_t i = lo; i < hi; i++) {
             double sm = g->m[i] > 0 ? sqrt(g->m[i]) : 0;
             s->inv_sqrt_m[i] = g->m[i] > 0 ? 1.0 / sm : 0;
-            if (!(g->m[i] > 0)) g->fixed[i] = PW_FIXED_ALL;
             vec3 v0 = g->v[i];
             vec3 dv;
             if (warm_correction(s, held, (size_t)i, &dv))
