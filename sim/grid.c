@@ -201,7 +201,8 @@ static pw_status sort_with_tail(pw_grid *g, size_t n, const vec3 *x, const uint8
     return PW_OK;
 }
 
-pw_status pw_grid_key_resting(pw_grid *g, size_t n, const vec3 *x, size_t first, pw_error *err)
+/* The sort's key and permutation arrays for n particles. */
+static pw_status grow_sort_keys(pw_grid *g, size_t n, pw_error *err)
 {
     size_t cap = g->cap_particles, cap2 = g->cap_particles, cap3 = g->cap_particles;
     if (grow((void **)&g->pkey, &cap, n, sizeof *g->pkey) ||
@@ -209,6 +210,13 @@ pw_status pw_grid_key_resting(pw_grid *g, size_t n, const vec3 *x, size_t first,
         grow((void **)&g->perm_tmp, &cap3, n, sizeof *g->perm_tmp))
         return pw_fail(err, PW_ENOMEM, "sim grid: cannot allocate sort keys for %zu particles", n);
     g->cap_particles = cap < cap2 ? (cap < cap3 ? cap : cap3) : (cap2 < cap3 ? cap2 : cap3);
+    return PW_OK;
+}
+
+pw_status pw_grid_key_resting(pw_grid *g, size_t n, const vec3 *x, size_t first, pw_error *err)
+{
+    pw_status rc = grow_sort_keys(g, n, err);
+    if (rc != PW_OK) return rc;
     for (size_t k = first; k < n; k++) g->pkey[k] = pw_grid_particle_key(g, x[k]) | PW_RESTING_KEY;
     return PW_OK;
 }
@@ -253,12 +261,8 @@ pw_status pw_grid_build(pw_grid *g, size_t n, const vec3 *x, const uint8_t *rest
                         size_t n_step, size_t tail, uint32_t *perm, int threads,
                         pw_error *err)
 {
-    size_t cap = g->cap_particles, cap2 = g->cap_particles, cap3 = g->cap_particles;
-    if (grow((void **)&g->pkey, &cap, n, sizeof *g->pkey) ||
-        grow((void **)&g->pkey_tmp, &cap2, n, sizeof *g->pkey_tmp) ||
-        grow((void **)&g->perm_tmp, &cap3, n, sizeof *g->perm_tmp))
-        return pw_fail(err, PW_ENOMEM, "sim grid: cannot allocate sort keys for %zu particles", n);
-    g->cap_particles = cap < cap2 ? (cap < cap3 ? cap : cap3) : (cap2 < cap3 ? cap2 : cap3);
+    pw_status krc = grow_sort_keys(g, n, err);
+    if (krc != PW_OK) return krc;
     if (resting && tail < n) {
         pw_status rc = sort_with_tail(g, n, x, resting, tail, perm, threads, err);
         if (rc != PW_OK) return rc;

@@ -21,7 +21,7 @@
  * linear Rec.709 (through the aces_interchange role).
  * Skipped (77) when ocioconvert is absent, or when powder was built without
  * OpenColorIO (-DPOWDER_OCIO=OFF, or no libopencolorio-dev): its analytic views are
- * tested by view_filmic_keeps_hue, and build_finds_ocio fails when an AUTO build
+ * tested by view_filmic_keeps_hue, and build_finds_optional_libraries fails when an AUTO build
  * leaves OpenColorIO out of a machine that has it. */
 #include <math.h>
 #include <stdio.h>
