@@ -7,6 +7,7 @@
  * here (pw_mpm_prepare_stress): a particle gathers G (eq. 8), multiplies it by K and
  * scatters B = K G (eq. 7), on its home block's local box, in float (box_f32.h). */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "box.h"
@@ -94,6 +95,7 @@ BOX_CLONES void pw_mpm_linearise_stress(const pw_stress_input *in, int n, pw_pst
         st[p].mu = in[p].mu;
         st[p].lambda = in[p].lambda;
     }
+    if (!K) return; /* explicit forces need no linearisation */
 
     v4d k_mu = 2.0 * mu * V0, k_vol = lambda * V0 * J * J, k_cof = lambda * V0 * (J - 1.0) * J;
     v4d FFt[3][3]; /* F F^T, summed as m3_mul sums */
@@ -133,7 +135,7 @@ void pw_mpm_prepare_stress(pw_sim *s)
     long n = (long)s->n_step, batches = (n + PW_STRESS_LANES - 1) / PW_STRESS_LANES;
     /* a whole batch of K starts 16-byte aligned where K does (malloc) */
     _Static_assert(PW_STRESS_LANES * PW_K_ENTRIES * sizeof(float) % 16 == 0, "batch of K");
-    const int aligned = ((uintptr_t)s->K & 15) == 0;
+    const int aligned = ((uintptr_t)s->K & 15) == 0, implicit = s->p.beta > 0;
 #pragma omp parallel num_threads(s->threads)
     {
 #pragma omp for schedule(static) nowait
@@ -157,9 +159,12 @@ void pw_mpm_prepare_stress(pw_sim *s)
                 il->V0 = pt->V0[p];
             }
             /* K is formed here entry by entry, then a whole batch is streamed out
-             * (stream.h): K is read only after every particle's is formed */
+             * (stream.h): K is read only after every particle's is formed; an explicit
+             * step (beta = 0) solves nothing and forms none */
             float K[PW_STRESS_LANES][PW_K_ENTRIES];
-            pw_mpm_linearise_stress(in, m, &s->stress[p0], K);
+            pw_mpm_linearise_stress(in, m, &s->stress[p0], implicit ? K : NULL);
+            if (!implicit)
+                continue;
             if (m == PW_STRESS_LANES && aligned)
                 for (size_t k = 0; k < sizeof K; k += 16)
                     pw_stream_store16((char *)&s->K[p0] + k, (const char *)K + k);
@@ -168,6 +173,7 @@ void pw_mpm_prepare_stress(pw_sim *s)
         }
         pw_stream_fence(); /* (before the barrier that ends the region) */
     }
+    s->K_formed = implicit;
 }
 
 /* ---- the Hessian action ---------------------------------------------------------- */
@@ -237,17 +243,26 @@ void pw_mpm_hessian_action4(pw_sim *s, const pw_vec4f *u, pw_vec4f *Hu)
     pw_mpm_for_homes_by_colour(s, hessian_home, &io);
 }
 
-void pw_mpm_hessian_action(pw_sim *s, const vec3 *u, vec3 *Hu)
+pw_status pw_mpm_hessian_action(pw_sim *s, const vec3 *u, vec3 *Hu)
 {
-    long nn = (long)pw_grid_node_count(&s->grid);
-#pragma omp parallel for schedule(static) num_threads(s->threads)
-    for (long i = 0; i < nn; i++) {
-        pw_vec4f a = {(float)u[i].x, (float)u[i].y, (float)u[i].z, 0.f};
-        s->u4[i] = a;
+    /* buffers of its own: the solver's (s->u4, s->Hu4) hold its state between calls */
+    size_t nn = pw_grid_node_count(&s->grid);
+    pw_vec4f *u4 = aligned_alloc(16, (nn ? nn : 1) * sizeof *u4);
+    pw_vec4f *Hu4 = aligned_alloc(16, (nn ? nn : 1) * sizeof *Hu4);
+    if (!u4 || !Hu4) {
+        free(u4);
+        free(Hu4);
+        return PW_ENOMEM;
     }
-    pw_mpm_hessian_action4(s, s->u4, s->Hu4);
-#pragma omp parallel for schedule(static) num_threads(s->threads)
-    for (long i = 0; i < nn; i++) Hu[i] = v3(s->Hu4[i].x, s->Hu4[i].y, s->Hu4[i].z);
+    for (size_t i = 0; i < nn; i++) {
+        pw_vec4f a = {(float)u[i].x, (float)u[i].y, (float)u[i].z, 0.f};
+        u4[i] = a;
+    }
+    pw_mpm_hessian_action4(s, u4, Hu4);
+    for (size_t i = 0; i < nn; i++) Hu[i] = v3(Hu4[i].x, Hu4[i].y, Hu4[i].z);
+    free(u4);
+    free(Hu4);
+    return PW_OK;
 }
 
 /* d_a += g^T K_aa g over the stencil nodes of the particles of one home block, where

@@ -44,8 +44,6 @@ static pw_status reserve_step(pw_sim *s, pw_error *err)
     size_t n = s->pt.n;
     if (n <= s->cap_step && s->cap_step) return PW_OK;
     size_t c = s->pt.cap;
-    _Static_assert(sizeof *s->K >= sizeof *s->fe_svd && sizeof *s->K >= sizeof(mat3),
-                   "the reorder goes through K: it must hold the largest element reordered");
     if (grow_array((void **)&s->ps, c, sizeof *s->ps) ||
         grow_array((void **)&s->stress, c, sizeof *s->stress) ||
         grow_array((void **)&s->K, c, sizeof *s->K) ||
@@ -305,6 +303,7 @@ pw_status pw_mpm_begin_step(pw_sim *s, pw_error *err)
         s->contended_steps--;
         s->contended_total++;
     }
+    s->K_formed = 0; /* what the last step formed dies here (pw_step_reorder_scratch) */
     /* which particles this step moves (rest.c); then the thread count they need */
     pw_status rc = pw_rest_decide(s, s->t_step_end, err);
     if (rc != PW_OK) return rc;

@@ -210,7 +210,11 @@ struct pw_sim {
                                    pw_sim_advance_to call, so a run resumed from a cache
                                    repeats the bits of one that was not interrupted */
     uint32_t *perm;             /* the sort's permutation; the reorder it drives goes through
-                                   K's storage, which holds nothing between steps */
+                                   K's storage (pw_step_reorder_scratch), which holds
+                                   nothing between steps */
+    int K_formed;               /* K holds this step's linearisation: set by
+                                   pw_mpm_prepare_stress, cleared when a step begins, so
+                                   the reorder can check it borrows nothing in use */
     size_t cap_solve, cap_partial;
     double *inv_sqrt_m;         /* per node, 0 where m = 0 */
     vec3 *cr[5];                /* CR vectors x r p Ar Ap */
@@ -228,6 +232,18 @@ struct pw_sim {
                                    are added */
     pw_warm_step warm, warm_old; /* the last step's correction, and the one before */
 };
+
+/* The reorder's staging area at the start of a step: K's storage, whose contents die
+ * with the step that formed them (K is formed after the reorder, by
+ * pw_mpm_prepare_stress). Sharing it keeps the peak memory under 1 KB a particle
+ * (sim/docs/memory.md); a step that kept K across its start would have to give the
+ * reorder its own buffer. */
+static inline void *pw_step_reorder_scratch(pw_sim *s)
+{
+    _Static_assert(sizeof *s->K >= sizeof *s->fe_svd && sizeof *s->K >= sizeof(mat3),
+                   "the reorder goes through K: it must hold the largest element reordered");
+    return s->K;
+}
 
 /* ---- memory.c ------------------------------------------------------------ */
 #define PW_MPM_MEMORY_ITEMS 48

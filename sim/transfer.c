@@ -48,7 +48,8 @@ static void reorder(pw_sim *s, void *arr, size_t sz, const uint32_t *perm, size_
                     size_t end)
 {
     assert(sz % 4 == 0); /* (pw_stream_copy's unit) */
-    char *src = arr, *dst = (char *)s->K;
+    assert(!s->K_formed); /* K's storage holds nothing in use (mpm_internal.h) */
+    char *src = arr, *dst = pw_step_reorder_scratch(s);
     size_t n = end;
     long nc = (long)((end - first + REORDER_CHUNK - 1) / REORDER_CHUNK);
 #pragma omp parallel num_threads(s->threads)
