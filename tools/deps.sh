@@ -3,6 +3,7 @@
 # it prints the exact command and fails.
 POWDER_PACKAGES="build-essential cmake pkg-config libomp-dev clang libclang-rt-14-dev
 libopenexr-dev libembree-dev libzstd-dev libjansson-dev zlib1g-dev
+libfreetype-dev fonts-dejavu-core
 libopenvdb-dev libopenvdb-tools libboost-dev
 libopencolorio-dev opencolorio-tools"
 
