@@ -242,8 +242,10 @@ static void store_render_json(json_t *render, pw_scene *s)
     if (env && s->lights.envmap_path[0]) set_absolute_path(env, "path", s->lights.envmap_path);
     json_t *list = json_object_get(copy, "surfaces");
     for (int k = 0; k < s->n_surfaces && k < (int)json_array_size(list); k++)
-        if (s->surfaces[k].shape.kind == PW_SHAPE_MESH)
-            set_absolute_path(json_object_get(json_array_get(list, (size_t)k), "shape"), "path",
+        if (s->surfaces[k].shape.kind == PW_SHAPE_MESH ||
+            s->surfaces[k].shape.kind == PW_SHAPE_TEXT)
+            set_absolute_path(json_object_get(json_array_get(list, (size_t)k), "shape"),
+                              s->surfaces[k].shape.kind == PW_SHAPE_MESH ? "path" : "font",
                               s->surfaces[k].shape.path);
     char *text = json_dumps(copy, JSON_COMPACT);
     if (text && strlen(text) < sizeof s->render_json) strcpy(s->render_json, text);

@@ -1,15 +1,17 @@
 /* scene_shape.c — a scene's shape object (half-space, sphere, box, cylinder, OBJ mesh,
- * with a static rotation and keyframed rigid motion) into a pw_shape. */
+ * text, with a static rotation and keyframed rigid motion) into a pw_shape. */
 #include "scene_internal.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static const double deg = 3.14159265358979323846 / 180.0; /* [rad/deg] */
 
-static const char *const kinds[] = {"halfspace", "sphere", "box", "cylinder", "mesh", NULL};
+static const char *const kinds[] = {"halfspace", "sphere", "box", "cylinder", "mesh", "text",
+                                    NULL};
 static const pw_shape_kind kind_of[] = {PW_SHAPE_HALFSPACE, PW_SHAPE_SPHERE, PW_SHAPE_BOX,
-                                        PW_SHAPE_CYLINDER, PW_SHAPE_MESH};
+                                        PW_SHAPE_CYLINDER, PW_SHAPE_MESH, PW_SHAPE_TEXT};
 
 /* Keys each kind uses; a key of another kind (a "radius" on a box) is an error rather
  * than silently ignored. */
@@ -23,8 +25,10 @@ static const char *const keys_cylinder[] = {"type",     "center", "radius", "hei
                                             "rotation", "motion", NULL};
 static const char *const keys_mesh[] = {"type",     "center", "path", "scale",
                                         "rotation", "motion", NULL};
+static const char *const keys_text[] = {"type",  "center",   "text",   "font", "height",
+                                        "depth", "rotation", "motion", NULL};
 static const char *const *const keys_of[] = {keys_halfspace, keys_sphere, keys_box,
-                                             keys_cylinder, keys_mesh};
+                                             keys_cylinder, keys_mesh, keys_text};
 
 static const char *const keys_rotation[] = {"axis", "angle_deg", NULL};
 static const char *const keys_key[] = {"t", "translation", "axis", "angle_deg", NULL};
@@ -89,6 +93,39 @@ static pw_status parse_motion(const sc_ctx *c, json_t *obj, const char *path, in
     return PW_OK;
 }
 
+/* A text's string, font and sizes, checked by building its mesh now, so that a missing
+ * glyph or an unreadable font stops the shot here, with the key that is wrong: the
+ * text's own problems name "text", the font's "font" (pw_text_outline_create's codes). */
+static pw_status parse_text(const sc_ctx *c, json_t *obj, const char *path, pw_shape *s)
+{
+    char at_text[SC_PATH], at_font[SC_PATH], font[1024];
+    sc_join(at_text, path, "text");
+    sc_join(at_font, path, "font");
+    sc_range len = {0, INFINITY, 1, 1, "the height of the capitals [m]"};
+    pw_status rc;
+    if ((rc = sc_string(c, obj, path, "text", NULL, s->text, sizeof s->text)) != PW_OK ||
+        (rc = sc_string(c, obj, path, "font", PW_TEXT_DEFAULT_FONT, font, sizeof font)) != PW_OK)
+        return rc;
+    if (!s->text[0]) return sc_fail(c, at_text, "empty: a text shape needs a visible character");
+    if (!strcmp(font, PW_TEXT_DEFAULT_FONT) && access(font, R_OK) != 0)
+        return sc_fail(c, at_font, "the default font '%s' is missing (apt-get install "
+                                   "fonts-dejavu-core, or name a font file)", font);
+    if ((rc = sc_asset_path(c, at_font, font, s->path, sizeof s->path)) != PW_OK ||
+        (rc = sc_number(c, obj, path, "height", 1, 0, len, &s->text_height)) != PW_OK)
+        return rc;
+    len.what = "the depth [m]";
+    if ((rc = sc_number(c, obj, path, "depth", 1, 0, len, &s->text_depth)) != PW_OK) return rc;
+    pw_mesh mesh;
+    pw_error e = {0};
+    rc = pw_shape_mesh(s, &mesh, &e);
+    if (rc == PW_OK) {
+        pw_mesh_free(&mesh);
+        return PW_OK;
+    }
+    int font_fault = rc == PW_ENOENT || rc == PW_EIO || rc == PW_EFORMAT || rc == PW_EUNSUPPORTED;
+    return sc_fail(c, font_fault ? at_font : rc == PW_EINVAL ? at_text : path, "%s", e.msg);
+}
+
 /* The kind-specific sizes. */
 static pw_status parse_size(const sc_ctx *c, json_t *obj, const char *path, pw_shape *s)
 {
@@ -142,6 +179,7 @@ static pw_status parse_size(const sc_ctx *c, json_t *obj, const char *path, pw_s
             return rc;
         return PW_OK;
     }
+    case PW_SHAPE_TEXT: return parse_text(c, obj, path, s);
     }
     return sc_fail(c, path, "unhandled shape kind %d", (int)s->kind);
 }

@@ -116,10 +116,48 @@ static int shape_bounds(const pw_shape *sh, vec3 *lo, vec3 *hi)
     return 1;
 }
 
+/* A text's bounds: the box of its outlines (ink in x and y, depth in z), rotated and
+ * placed; 0 when the outlines cannot be read (sc_shape has reported that already). */
+static int text_bounds(const pw_shape *sh, vec3 *lo, vec3 *hi)
+{
+    pw_text_outline o;
+    if (pw_text_outline_create(sh->path, sh->text, sh->text_height,
+                               PW_TEXT_TOLERANCE * sh->text_height, &o, NULL) != PW_OK)
+        return 0;
+    mat3 R = m3_rotation(sh->rotation_axis, sh->rotation_angle);
+    *lo = v3(INFINITY, INFINITY, INFINITY);
+    *hi = v3(-INFINITY, -INFINITY, -INFINITY);
+    for (int k = 0; k < 8; k++) {
+        vec3 corner = v3(k & 1 ? o.hi[0] : o.lo[0], k & 2 ? o.hi[1] : o.lo[1],
+                         (k & 4 ? 0.5 : -0.5) * sh->text_depth);
+        vec3 w = v3_add(sh->center, m3_mulv(R, corner));
+        *lo = v3_min(*lo, w);
+        *hi = v3_max(*hi, w);
+    }
+    pw_text_outline_free(&o);
+    return 1;
+}
+
 static pw_status check_inside_domain(const sc_ctx *c, const pw_shape *sh, const char *path,
                                      const pw_sim_params *p)
 {
     vec3 lo, hi;
+    if (sh->kind == PW_SHAPE_TEXT) {
+        if (!text_bounds(sh, &lo, &hi)) return PW_OK;
+        static const char axis[] = "xyz";
+        char at[SC_PATH];
+        sc_join(at, path, "height");
+        for (int k = 0; k < 3; k++) {
+            double l = v3_get(lo, k), u = v3_get(hi, k);
+            double dl = v3_get(p->domain_min, k), du = v3_get(p->domain_max, k);
+            if (l < dl || u > du)
+                return sc_fail_value(c, at, sh->text_height, "the text \"%s\" spans [%g, %g] "
+                                     "m on %c, outside sim.domain [%g, %g]: too large for the "
+                                     "domain where it stands (snow there would start inside a "
+                                     "wall)", sh->text, l, u, axis[k], dl, du);
+        }
+        return PW_OK;
+    }
     if (!shape_bounds(sh, &lo, &hi)) return PW_OK;
     static const char axis[] = "xyz";
     for (int k = 0; k < 3; k++) {

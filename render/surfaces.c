@@ -317,6 +317,12 @@ static pw_status check_desc(const pw_surface_desc *d, int id, pw_error *err)
             return pw_fail(err, PW_EINVAL, "surface %d: mesh scale must be > 0 (%g)", id,
                            sh->scale);
         return PW_OK;
+    case PW_SHAPE_TEXT:
+        if (!(sh->text_height > 0 && sh->text_depth > 0) ||
+            !isfinite(sh->text_height * sh->text_depth))
+            return pw_fail(err, PW_EINVAL, "surface %d: text height and depth must be > 0 (%g, "
+                           "%g)", id, sh->text_height, sh->text_depth);
+        return PW_OK;
     }
     return pw_fail(err, PW_EINVAL, "surface %d: unknown shape kind (%d)", id, (int)sh->kind);
 }
@@ -375,9 +381,10 @@ static pw_status add_surface(pw_surfaces *s, const pw_surface_desc *d, int id, d
                                          0, 2, 3, 0, 3, 1,  4, 5, 7, 4, 7, 6};
         return add_triangles(s, id, v, 8, box, 12, err);
     }
-    case PW_SHAPE_MESH: {
+    case PW_SHAPE_MESH:
+    case PW_SHAPE_TEXT: {
         pw_mesh m = {0};
-        pw_status rc = pw_obj_read(sh->path, &m, err);
+        pw_status rc = pw_shape_mesh(sh, &m, err);
         if (rc != PW_OK) {
             pw_error_prefix(err, "surface %d", id);
             return rc;

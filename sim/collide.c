@@ -95,6 +95,12 @@ pw_status pw_colliders_add(pw_colliders *c, const pw_collider_desc *desc, pw_err
                            s->half_extents.z);
         break;
     case PW_SHAPE_MESH: break;
+    case PW_SHAPE_TEXT:
+        if (!(s->text_height > 0 && s->text_depth > 0) ||
+            !isfinite(s->text_height * s->text_depth))
+            return pw_fail(err, PW_EINVAL, "collider %d: text height and depth must be positive "
+                           "(%g, %g m)", idx, s->text_height, s->text_depth);
+        break;
     default: return pw_fail(err, PW_EINVAL, "collider %d: unknown shape kind (%d)", idx, s->kind);
     }
     if (s->n_keys < 0 || s->n_keys > PW_SHAPE_MAX_KEYS)
@@ -106,9 +112,8 @@ pw_status pw_colliders_add(pw_colliders *c, const pw_collider_desc *desc, pw_err
                            "previous one", idx, k, s->keys[k].t);
 
     collider nc = {.d = *desc, .sdf = NULL};
-    if (s->kind == PW_SHAPE_MESH) {
-        pw_status rc = pw_mesh_sdf_create(s->path, s->scale, 0.5 * c->h, MESH_MARGIN_CELLS * c->h,
-                                          &nc.sdf, err);
+    if (pw_shape_is_mesh(s)) {
+        pw_status rc = pw_mesh_sdf_of_shape(s, 0.5 * c->h, MESH_MARGIN_CELLS * c->h, &nc.sdf, err);
         if (rc != PW_OK) return rc;
     }
     if (c->n == c->cap) {

@@ -455,6 +455,20 @@ pw_status pw_mesh_sdf_create(const char *path, double scale, double dx, double m
     return rc;
 }
 
+pw_status pw_mesh_sdf_of_shape(const pw_shape *shape, double dx, double margin,
+                               pw_mesh_sdf **out, pw_error *err)
+{
+    *out = NULL;
+    pw_mesh mesh = {0};
+    pw_status rc = pw_shape_mesh(shape, &mesh, err);
+    if (rc != PW_OK) return rc;
+    char name[PW_TEXT_MAX_BYTES + 16];
+    pw_shape_mesh_name(shape, name, sizeof name);
+    rc = pw_mesh_sdf_build(&mesh, name, shape->scale, dx, margin, out, err);
+    pw_mesh_free(&mesh);
+    return rc;
+}
+
 void pw_mesh_sdf_destroy(pw_mesh_sdf *s)
 {
     if (!s) return;

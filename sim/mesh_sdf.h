@@ -1,4 +1,4 @@
-/* mesh_sdf.h — internal to sim/: a closed triangle mesh (OBJ) turned into a signed
+/* mesh_sdf.h — internal to sim/: a closed triangle mesh (OBJ, text) turned into a signed
  * distance grid, shared by the level-set colliders (collide.c) and seeding (seed.c).
  *
  * The grid lives in the mesh's body frame: OBJ coordinates multiplied by `scale`.
@@ -20,6 +20,11 @@ typedef struct pw_mesh_sdf pw_mesh_sdf;
  * triangle (must be 2)"). On success *out is owned by the caller. */
 pw_status pw_mesh_sdf_create(const char *path, double scale, double dx, double margin,
                              pw_mesh_sdf **out, pw_error *err);
+
+/* Same for a shape given by triangles (pw_shape_is_mesh: an OBJ mesh or text), its
+ * triangles from pw_shape_mesh and its `scale`; messages name the OBJ or the text. */
+pw_status pw_mesh_sdf_of_shape(const pw_shape *shape, double dx, double margin,
+                               pw_mesh_sdf **out, pw_error *err);
 
 /* Same from a mesh in memory; `name` is used in messages. The mesh is not kept. */
 pw_status pw_mesh_sdf_build(const pw_mesh *mesh, const char *name, double scale, double dx,

@@ -22,7 +22,9 @@
 
 typedef struct {
     const pw_shape *shape;
-    pw_mesh_sdf *sdf; /* owned, meshes only */
+    pw_mesh_sdf *sdf; /* owned, meshes and text only */
+    pw_text_outline text; /* text only: the exact distance near its surface */
+    double band;          /* [m] where the exact distance replaces the grid's */
 } seed_shape;
 
 /* ---- counter-based random numbers --------------------------------------------- */
@@ -74,7 +76,13 @@ static double value_noise(uint64_t seed, double scale, vec3 x)
 static double shape_phi(const seed_shape *s, vec3 x)
 {
     if (!s->sdf) return pw_shape_sdf(s->shape, 0.0, x, NULL);
-    return pw_mesh_sdf_phi(s->sdf, pw_mesh_sdf_body_point(s->shape, 0.0, x, NULL), NULL);
+    vec3 p = pw_mesh_sdf_body_point(s->shape, 0.0, x, NULL);
+    double phi = pw_mesh_sdf_phi(s->sdf, p, NULL);
+    /* a text's letters exactly, corners and holes included: the grid's trilinear values
+     * round concave corners by up to ~0.1 h, which seeded snow into the counters of R */
+    if (s->text.n_contours && fabs(phi) < s->band)
+        phi = pw_text_sdf(&s->text, s->shape->text_depth, p);
+    return phi;
 }
 
 /* signed distance [m] to the body (union of add minus union of subtract) */
@@ -144,6 +152,10 @@ static pw_status check_shape(const pw_shape *s, const char *list, int i, pw_erro
         bad = !(s->radius > 0 && s->half_height > 0) || !isfinite(s->radius * s->half_height);
         break;
     case PW_SHAPE_MESH: bad = !(s->scale > 0) || !isfinite(s->scale); break;
+    case PW_SHAPE_TEXT:
+        bad = !(s->text_height > 0 && s->text_depth > 0) ||
+              !isfinite(s->text_height * s->text_depth);
+        break;
     default: return pw_fail(err, PW_EINVAL, "snow body: %s shape %d has unknown kind (%d)", list, i, s->kind);
     }
     if (bad)
@@ -300,12 +312,12 @@ pw_status pw_seed_estimate(const pw_body_desc *b, double h, size_t *count, pw_er
     double volume = 0;
     for (int i = 0; i < b->n_add; i++) {
         const pw_shape *s = &b->add[i];
-        if (s->kind != PW_SHAPE_MESH) {
+        if (!pw_shape_is_mesh(s)) {
             volume += shape_volume(s);
             continue;
         }
         pw_mesh mesh = {0};
-        if ((rc = pw_obj_read(s->path, &mesh, err)) != PW_OK) return rc;
+        if ((rc = pw_shape_mesh(s, &mesh, err)) != PW_OK) return rc;
         double v = 0;
         for (size_t t = 0; t < mesh.n_triangles; t++) {
             const float *p[3];
@@ -328,7 +340,10 @@ pw_status pw_seed_estimate(const pw_body_desc *b, double h, size_t *count, pw_er
 
 static void free_shapes(seed_shape *s, int n)
 {
-    for (int i = 0; i < n; i++) pw_mesh_sdf_destroy(s[i].sdf);
+    for (int i = 0; i < n; i++) {
+        pw_mesh_sdf_destroy(s[i].sdf);
+        pw_text_outline_free(&s[i].text);
+    }
 }
 
 static pw_status prepare_shapes(const pw_shape *in, int n, double h, seed_shape *out, pw_error *err)
@@ -336,10 +351,15 @@ static pw_status prepare_shapes(const pw_shape *in, int n, double h, seed_shape 
     for (int i = 0; i < n; i++) {
         out[i].shape = &in[i];
         out[i].sdf = NULL;
-        if (in[i].kind != PW_SHAPE_MESH) continue;
-        pw_status rc = pw_mesh_sdf_create(in[i].path, in[i].scale, 0.5 * h, h, &out[i].sdf, err);
+        memset(&out[i].text, 0, sizeof out[i].text);
+        out[i].band = h;
+        if (!pw_shape_is_mesh(&in[i])) continue;
+        pw_status rc = pw_mesh_sdf_of_shape(&in[i], 0.5 * h, h, &out[i].sdf, err);
+        if (rc == PW_OK && in[i].kind == PW_SHAPE_TEXT)
+            rc = pw_text_outline_create(in[i].path, in[i].text, in[i].text_height,
+                                        PW_TEXT_TOLERANCE * in[i].text_height, &out[i].text, err);
         if (rc != PW_OK) {
-            free_shapes(out, i);
+            free_shapes(out, i + 1);
             return rc;
         }
     }

@@ -31,6 +31,12 @@ typedef struct {
 #define BODIES "\"bodies\": [{\"material\": \"snow\", \"shapes\": [" SPHERE "]}]"
 #define CAM "\"camera\": {\"eye\": [0.5, 0.5, 3], \"target\": [0.5, 0.5, 0.5]}"
 #define LIGHTS "\"lights\": {\"sky\": {\"radiance\": [1, 1, 1]}}"
+/* a text body shape with the given keys and height, in the middle of the unit domain */
+#define TEXT_AT(keys, height) \
+    "{\"type\": \"text\", " keys ", \"center\": [0.5, 0.5, 0.5], \"height\": " height \
+    ", \"depth\": 0.05}"
+#define LONG_TEXT "Snow snow snow snow snow snow snow snow snow snow snow snow snow snow snow " \
+                  "snow snow snow snow snow snow snow snow snow snow snow!!"
 
 static const error_case cases[] = {
     /* 1. the three messages of the format reference */
@@ -196,6 +202,35 @@ static const error_case cases[] = {
     {"7.12", LIGHTS, "\"spp\": 4", {"render.lights: required key is missing"}},
     {"7.13", BODIES, "\"bodies\": []", {"sim.bodies: at least one snow body"}},
     {"7.14", "\"material\": \"snow\", ", "", {"sim.bodies[0].material: required key"}},
+    /* 11. text shapes: the font, the string, the size, each named by its key */
+    {"11.1", SPHERE, TEXT_AT("\"font\": \"no_such_font.ttf\", \"text\": \"Snow\"", "0.1"),
+     {"scene.json: sim.bodies[0].shapes[0].font: cannot open", "scenes/no_such_font.ttf'"}},
+    {"11.2", SPHERE, TEXT_AT("\"font\": \"minimal.json\", \"text\": \"Snow\"", "0.1"),
+     {"sim.bodies[0].shapes[0].font: ", "minimal.json: not a font file FreeType reads"}},
+    {"11.3", SPHERE, TEXT_AT("\"text\": \"\"", "0.1"),
+     {"scene.json: sim.bodies[0].shapes[0].text: empty"}},
+    {"11.4", SPHERE, TEXT_AT("\"text\": \"Snow \xe9\x9b\xaa\"", "0.1"),
+     {"scene.json: sim.bodies[0].shapes[0].text: ", "DejaVuSans-Bold.ttf: the font has no glyph",
+      "(U+96EA, character 6 of \"Snow \xe9\x9b\xaa\")"}},
+    {"11.5", SPHERE, TEXT_AT("\"text\": \"Snow\"", "2"),
+     {"scene.json: sim.bodies[0].shapes[0].height = 2: the text \"Snow\" spans",
+      "outside sim.domain [0, 1]: too large"}},
+    {"11.6", SPHERE, TEXT_AT("\"text\": \"Snow\\nfall\"", "0.1"),
+     {"sim.bodies[0].shapes[0].text: ", "control character U+000A at character 5"}},
+    {"11.7", SPHERE, "{\"type\": \"text\", \"text\": \"Snow\", \"depth\": 0.05}",
+     {"sim.bodies[0].shapes[0].height: required key is missing"}},
+    {"11.8", SPHERE, TEXT_AT("\"text\": \"" LONG_TEXT "\"", "0.1"),
+     {"sim.bodies[0].shapes[0].text: string of 131 bytes is too long (at most 127)"}},
+    {"11.9", SPHERE, TEXT_AT("\"text\": \"Snow\", \"scale\": 2", "0.1"),
+     {"sim.bodies[0].shapes[0].scale: unknown key", "allowed: type, center, text, font"}},
+    {"11.10", SIM, "\"colliders\": [{\"shape\": {\"type\": \"text\", \"text\": \"Go\", "
+                   "\"font\": \"/nonexistent/x.otf\", \"height\": 1, \"depth\": 1}}], " SIM,
+     {"scene.json: sim.colliders[0].shape.font: cannot open '/nonexistent/x.otf'"}},
+    {"11.11", REND, "\"surfaces\": [{\"shape\": {\"type\": \"text\", \"text\": \"x\xe9\x9b\xaa\", "
+                    "\"height\": 1, \"depth\": 1}}], " REND,
+     {"scene.json: render.surfaces[0].shape.text: ", "no glyph for '\xe9\x9b\xaa' (U+96EA"}},
+    {"11.12", SPHERE, TEXT_AT("\"text\": \"   \"", "0.1"),
+     {"sim.bodies[0].shapes[0].text: ", "\"   \" has no visible character"}},
     /* 8. duplicate keys, empty and non-object documents, bad bytes */
     {"8.1", MAT, "\"snow\": {\"nu\": 0.2, \"nu\": 0.3}",
      {"scene.json:6:42: ", "duplicate object key"}},

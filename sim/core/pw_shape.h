@@ -10,14 +10,19 @@
 
 #include "pw_error.h"
 #include "pw_math.h"
+#include "pw_obj.h"
+#include "pw_text.h"
 
 typedef enum {
     PW_SHAPE_HALFSPACE = 1, /* solid below the plane through `center` with normal `normal` */
     PW_SHAPE_SPHERE,        /* centre `center`, radius `radius`                            */
     PW_SHAPE_BOX,           /* centre `center`, half sizes `half_extents`                  */
     PW_SHAPE_CYLINDER,      /* centre `center`, axis local +Y, `radius`, `half_height`    */
-    PW_SHAPE_MESH           /* closed triangle mesh from the OBJ at `path`, placed by
+    PW_SHAPE_MESH,          /* closed triangle mesh from the OBJ at `path`, placed by
                                `center` (translation) and `scale`                       */
+    PW_SHAPE_TEXT           /* `text` in the font at `path`, capitals `text_height` tall,
+                               extruded `text_depth` along local z (pw_text.h), its
+                               middle at `center`; a mesh to everything downstream     */
 } pw_shape_kind;
 
 /* One key of a rigid motion: at time t the local frame is rotated by `angle` about
@@ -41,8 +46,12 @@ typedef struct {
     vec3 half_extents;   /* [m] box */
     vec3 rotation_axis;  /* static orientation of the shape in its local frame */
     double rotation_angle; /* [rad] */
-    double scale;        /* mesh scale factor [-] (1 = OBJ units are metres) */
-    char path[1024];     /* mesh OBJ path, resolved relative to the scene file */
+    double scale;        /* mesh scale factor [-] (1 = OBJ units are metres; 1 for text) */
+    char path[1024];     /* mesh OBJ path, resolved relative to the scene file; for text
+                            the font file */
+    char text[PW_TEXT_MAX_BYTES]; /* text: one line of UTF-8 */
+    double text_height;  /* [m] text: height of the capitals */
+    double text_depth;   /* [m] text: extrusion along local z */
     int n_keys;          /* 0 = static */
     pw_keyframe keys[PW_SHAPE_MAX_KEYS]; /* sorted by t; linear in translation,
                                             slerp in rotation; held before/after */
@@ -58,9 +67,25 @@ void pw_shape_motion(const pw_shape *s, double t, mat3 *rotation, vec3 *translat
  * (v_co of Stomakhin et al. 2013, section 8), from the keyframe motion. */
 vec3 pw_shape_velocity(const pw_shape *s, double t, vec3 x);
 
+/* 1 for the kinds given by triangles (an OBJ mesh, text), which seeding, colliders and
+ * surfaces take through pw_shape_mesh, 0 for the analytic kinds. */
+static inline int pw_shape_is_mesh(const pw_shape *s)
+{
+    return s->kind == PW_SHAPE_MESH || s->kind == PW_SHAPE_TEXT;
+}
+
+/* The triangles of a mesh or text shape in its body frame, before `scale` (the OBJ as
+ * read; the text's outlines extruded, flattened within PW_TEXT_TOLERANCE of its
+ * height). On success *out is the caller's (pw_mesh_free). Errors name the OBJ file or
+ * the font (pw_obj_read, pw_text_outline_create). Thread safe. */
+pw_status pw_shape_mesh(const pw_shape *s, pw_mesh *out, pw_error *err);
+
+/* A short name of the shape's asset for messages: the OBJ path, or the text in quotes. */
+void pw_shape_mesh_name(const pw_shape *s, char *out, size_t cap);
+
 /* Signed distance [m] (negative inside) and outward unit normal at world point x, at
- * time t, for the analytic kinds (half-space, sphere, box, cylinder). Meshes are
- * handled by sim/collide.c through a signed-distance grid; calling this on a mesh
+ * time t, for the analytic kinds (half-space, sphere, box, cylinder). Meshes and text
+ * are handled by sim/collide.c through a signed-distance grid; calling this on them
  * returns +INFINITY. `normal` may be NULL. */
 double pw_shape_sdf(const pw_shape *s, double t, vec3 x, vec3 *normal);
 

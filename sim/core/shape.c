@@ -2,7 +2,9 @@
  *
  * Frames: a shape's body frame has the shape centred at its origin (box, sphere,
  * cylinder; a point of the half-space's plane; the mesh's OBJ origin scaled by
- * `scale`). local = center + R_static body, world = R(t) local + T(t). */
+ * `scale`; the text's middle, pw_text.h). local = center + R_static body,
+ * world = R(t) local + T(t). */
+#include <stdio.h>
 #include <string.h>
 
 #include "pw_shape.h"
@@ -205,7 +207,7 @@ void pw_shape_pose_at(const pw_shape *s, double t, pw_shape_pose *pose)
 double pw_shape_sdf_posed(const pw_shape *s, const pw_shape_pose *pose, const vec3 *x,
                           vec3 *normal)
 {
-    if (s->kind == PW_SHAPE_MESH) {
+    if (pw_shape_is_mesh(s)) {
         if (normal) *normal = v3(0, 1, 0);
         return INFINITY;
     }
@@ -231,4 +233,27 @@ double pw_shape_sdf(const pw_shape *s, double t, vec3 x, vec3 *normal)
     pw_shape_pose pose;
     pw_shape_pose_at(s, t, &pose);
     return pw_shape_sdf_posed(s, &pose, &x, normal);
+}
+
+pw_status pw_shape_mesh(const pw_shape *s, pw_mesh *out, pw_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (s->kind == PW_SHAPE_MESH) return pw_obj_read(s->path, out, err);
+    if (s->kind != PW_SHAPE_TEXT)
+        return pw_fail(err, PW_EINVAL, "shape of kind %d has no triangles", (int)s->kind);
+    pw_text_outline o;
+    pw_status rc = pw_text_outline_create(s->path, s->text, s->text_height,
+                                          PW_TEXT_TOLERANCE * s->text_height, &o, err);
+    if (rc != PW_OK) return rc;
+    rc = pw_text_extrude(&o, s->text_depth, out, err);
+    pw_text_outline_free(&o);
+    return rc;
+}
+
+void pw_shape_mesh_name(const pw_shape *s, char *out, size_t cap)
+{
+    if (s->kind == PW_SHAPE_TEXT)
+        snprintf(out, cap, "text \"%s\"", s->text);
+    else
+        snprintf(out, cap, "%s", s->path);
 }
