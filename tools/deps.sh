@@ -1,15 +1,20 @@
 # tools/deps.sh — sourced by tools/check and tools/demo: make sure the Debian 12
-# packages Powder builds against are installed. As root it runs apt-get; otherwise
-# it prints the exact command and fails.
+# packages Powder builds against (and, for tools/check, those its tests use) are
+# installed. As root it runs apt-get; otherwise it prints the exact command and fails.
 POWDER_PACKAGES="build-essential cmake pkg-config libomp-dev clang libclang-rt-14-dev
 libopenexr-dev libembree-dev libzstd-dev libjansson-dev zlib1g-dev
 libfreetype-dev fonts-dejavu-core
 libopenvdb-dev libopenvdb-tools libboost-dev
 libopencolorio-dev opencolorio-tools"
 
-powder_missing_packages() {
-    local missing="" p
-    for p in $POWDER_PACKAGES; do
+# What only the tests use: a real Slurm cluster for the farm test, whose daemons the test
+# starts itself in a scratch folder (never as services: see powder_install_deps).
+POWDER_TEST_PACKAGES="slurmctld slurmd slurm-client munge"
+
+powder_missing_packages() { # [tests]
+    local missing="" p list=$POWDER_PACKAGES
+    [ "${1:-}" = tests ] && list="$list $POWDER_TEST_PACKAGES"
+    for p in $list; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
             || missing="$missing $p"
     done
