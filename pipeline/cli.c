@@ -121,6 +121,7 @@ int pw_cli_double(const char *command, const char *name, const char *value, doub
 
 int pw_cli_exit_status(pw_status code)
 {
+    if (code == PW_EINTERRUPTED) return PW_EXIT_INTERRUPTED;
     return (code == PW_EINVAL || code == PW_EFORMAT || code == PW_EUNSUPPORTED ||
             code == PW_ENOENT)
                ? PW_EXIT_USAGE

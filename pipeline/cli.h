@@ -10,7 +10,8 @@
 #include "pw_error.h"
 #include "scene.h"
 
-enum { PW_EXIT_OK = 0, PW_EXIT_WORK = 1, PW_EXIT_USAGE = 2 };
+/* 3: stopped by SIGTERM or SIGINT at a safe point (interrupt.h); rerunning resumes. */
+enum { PW_EXIT_OK = 0, PW_EXIT_WORK = 1, PW_EXIT_USAGE = 2, PW_EXIT_INTERRUPTED = 3 };
 
 typedef struct {
     const char *name;  /* "--frames" (the text before any '='), or NULL for a positional */
@@ -64,7 +65,8 @@ int pw_cli_double(const char *command, const char *name, const char *value, doub
 
 /* 2 (bad usage or input) for PW_EINVAL, PW_EFORMAT, PW_EUNSUPPORTED and PW_ENOENT (a
  * named scene, look, cache or EXR that does not exist), 1 otherwise: the work failed,
- * including every other refusal of the system (a full disk, a write not permitted). */
+ * including every other refusal of the system (a full disk, a write not permitted);
+ * 3 for PW_EINTERRUPTED. */
 int pw_cli_exit_status(pw_status code);
 
 /* Prints "powder: <message>" on stderr and returns pw_cli_exit_status(err->code). */

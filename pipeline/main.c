@@ -1,7 +1,8 @@
 /* main.c — the `powder` program: command-line parsing, messages and exit status.
  * The only file of Powder that prints errors or decides how the process ends.
  *
- * Exit status: 0 success, 1 the work failed, 2 bad usage or bad input. */
+ * Exit status: 0 success, 1 the work failed, 2 bad usage or bad input, 3 interrupted by
+ * SIGTERM or SIGINT where a rerun resumes (sim, run, render). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "export.h"
 #include "cli.h"
 #include "frames.h"
+#include "interrupt.h"
 #include "progress.h"
 #include "pw_cache.h"
 #include "pw_error.h"
@@ -61,7 +63,8 @@ static const char *const usage_text =
     "  --quiet         no progress display\n"
     "  --help          help for a command\n"
     "\n"
-    "exit status: 0 success, 1 the work failed, 2 bad usage or bad input\n";
+    "exit status: 0 success, 1 the work failed, 2 bad usage or bad input, 3 interrupted\n"
+    "(SIGTERM/SIGINT: sim, run and render stop after the frame in flight; rerun to resume)\n";
 
 static void command_help(const char *cmd)
 {
@@ -615,9 +618,14 @@ int main(int argc, char **argv)
         rc = 0;
     } else if ((rc = open_view(&o))) {
         /* refused: rc says how */
-    } else if (!strcmp(o.command, "run")) rc = with_scene(&o, cmd_sim_or_run, 1);
-    else if (!strcmp(o.command, "sim")) rc = with_scene(&o, cmd_sim_or_run, 0);
-    else if (!strcmp(o.command, "render")) rc = with_scene(&o, cmd_render, 0);
+    } else if (!strcmp(o.command, "run") || !strcmp(o.command, "sim") ||
+               !strcmp(o.command, "render")) {
+        /* The long commands stop at a frame boundary on SIGTERM/SIGINT (exit 3); the
+         * others end at once, as by default. */
+        pw_interrupt_install();
+        rc = with_scene(&o, !strcmp(o.command, "render") ? cmd_render : cmd_sim_or_run,
+                        !strcmp(o.command, "run"));
+    }
     else if (!strcmp(o.command, "turntable")) rc = with_scene(&o, cmd_turntable, 0);
     else if (!strcmp(o.command, "info")) rc = cmd_info(&o);
     else rc = cmd_png(&o);

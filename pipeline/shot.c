@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "exr.h"
+#include "interrupt.h"
 #include "png.h"
 #include "pw_cache.h"
 #include "pw_file.h"
@@ -215,6 +216,18 @@ static void sim_progress(void *user, double t_now, double t_end)
     pw_progress_update(c->o->progress, c->base + frac, label);
 }
 
+/* The simulation stopped on request after frame, whose cache at path is a full
+ * checkpoint. */
+static pw_status sim_interrupted(const pw_scene *sc, int frame, int last_frame,
+                                 const char *path, pw_error *err)
+{
+    return pw_fail(err, PW_EINTERRUPTED,
+                   "%s: interrupted by %s after frame %d, a full checkpoint (%s); frames "
+                   "%d-%d are left: run the same command again to resume from it",
+                   sc->path, pw_interrupt_signal_name(pw_interrupt_signal()), frame, path,
+                   frame + 1, last_frame);
+}
+
 static pw_status seed_scene(pw_sim *sim, const pw_scene *sc, pw_error *err)
 {
     for (int c = 0; c < sc->n_colliders; c++) {
@@ -271,6 +284,11 @@ pw_status pw_shot_simulate(const pw_scene *sc, int last_frame, const pw_shot_opt
     pw_sim *sim = pw_sim_create(&params, err);
     if (!sim) return err ? err->code : PW_ENOMEM;
     pw_status rc = PW_OK;
+    /* An interrupted run (or one given fewer frames) left its last frame as a full
+     * checkpoint where the schedule has a slim cache. Resuming from it, its slim form is
+     * made now and put in its place once a later checkpoint exists, so the caches end as
+     * an uninterrupted run's, byte for byte; until then the full one stays resumable. */
+    char demote_path[4096] = "", demote_tmp[4200] = "";
     if (resume_from >= sc->frame_start) {
         if ((rc = pw_shot_cache_path(sc, resume_from, path, sizeof path, err)) != PW_OK) goto done;
         for (int c = 0; c < sc->n_colliders && rc == PW_OK; c++)
@@ -278,6 +296,13 @@ pw_status pw_shot_simulate(const pw_scene *sc, int last_frame, const pw_shot_opt
         if (rc == PW_OK) rc = pw_sim_load(sim, path, err);
         if (rc != PW_OK) goto done;
         log_line(o, "sim: resuming after frame %d (%s)", resume_from, path);
+        if (!is_checkpoint(sc, resume_from, last_frame)) {
+            snprintf(demote_path, sizeof demote_path, "%s", path);
+            pw_atomic_tmp_name(path, demote_tmp, sizeof demote_tmp);
+            if ((rc = pw_sim_save_slim(sim, demote_tmp, resume_from, sc->sim_hash, err)) !=
+                PW_OK)
+                goto done;
+        }
     } else {
         if ((rc = seed_scene(sim, sc, err)) != PW_OK) goto done;
         resume_from = sc->frame_start;
@@ -290,6 +315,11 @@ pw_status pw_shot_simulate(const pw_scene *sc, int last_frame, const pw_shot_opt
         (*n_done)++;
         units += 1;
     }
+    /* A signal during seeding or loading: the state on disk is already resumable. */
+    if (pw_interrupt_signal()) {
+        rc = sim_interrupted(sc, resume_from, last_frame, path, err);
+        goto done;
+    }
     for (int f = resume_from + 1; f <= last_frame; f++) {
         double t_begin = pw_now();
         pw_sim_stats before, after;
@@ -301,8 +331,16 @@ pw_status pw_shot_simulate(const pw_scene *sc, int last_frame, const pw_shot_opt
             goto done;
         }
         if ((rc = pw_shot_cache_path(sc, f, path, sizeof path, err)) != PW_OK) goto done;
-        rc = is_checkpoint(sc, f, last_frame) ? pw_sim_save(sim, path, f, sc->sim_hash, err)
-                                              : pw_sim_save_slim(sim, path, f, sc->sim_hash, err);
+        /* Asked to stop while this frame was stepped: it is finished, and written in full
+         * so that the next run resumes from it (as from the last frame of any run). */
+        int stop = pw_interrupt_signal() != 0 && f < last_frame;
+        int full = is_checkpoint(sc, f, last_frame) || stop;
+        rc = full ? pw_sim_save(sim, path, f, sc->sim_hash, err)
+                  : pw_sim_save_slim(sim, path, f, sc->sim_hash, err);
+        if (rc == PW_OK && full && demote_tmp[0]) {
+            rc = pw_atomic_rename(demote_tmp, demote_path, err);
+            demote_tmp[0] = '\0';
+        }
         if (rc != PW_OK) goto done;
         pw_sim_get_stats(sim, &after);
         char resting[96] = "";
@@ -315,8 +353,13 @@ pw_status pw_shot_simulate(const pw_scene *sc, int last_frame, const pw_shot_opt
         (*n_done)++;
         units += 1;
         if (o->progress) pw_progress_update(o->progress, units, "sim");
+        if (stop) {
+            rc = sim_interrupted(sc, f, last_frame, path, err);
+            goto done;
+        }
     }
 done:
+    if (demote_tmp[0]) remove(demote_tmp); /* stopped before a later checkpoint: keep it full */
     pw_sim_destroy(sim);
     return rc;
 }
@@ -705,6 +748,14 @@ pw_status pw_shot_render(const pw_scene *sc, const pw_frame_list *frames,
     if (o->threads) rs.threads = o->threads;
     for (int k = 0; k < frames->count; k++) {
         int f = frames->frames[k];
+        /* Between frames: every EXR written so far is whole, the next is not begun. */
+        if (pw_interrupt_signal())
+            return pw_fail(err, PW_EINTERRUPTED,
+                           "%s: interrupted by %s before frame %d (%d of %d frames left); the "
+                           "frames written are whole: `powder render --resume` (or `powder "
+                           "run`) renders the rest",
+                           sc->path, pw_interrupt_signal_name(pw_interrupt_signal()), f,
+                           frames->count - k, frames->count);
         char exr[4096];
         pw_status rc = pw_shot_frame_path(sc, f, exr, sizeof exr, err);
         if (rc != PW_OK) return rc;

@@ -56,6 +56,7 @@ const char *pw_status_name(pw_status code)
     case PW_ENUMERIC: return "PW_ENUMERIC";
     case PW_EUNSUPPORTED: return "PW_EUNSUPPORTED";
     case PW_ENOENT: return "PW_ENOENT";
+    case PW_EINTERRUPTED: return "PW_EINTERRUPTED";
     }
     return "PW_E?";
 }

@@ -15,7 +15,9 @@ typedef enum {
     PW_ENOMEM,   /* an allocation failed or would exceed a stated limit       */
     PW_ENUMERIC, /* NaN, Inf or a numerical breakdown in a computation        */
     PW_EUNSUPPORTED, /* valid request that this build or version cannot serve */
-    PW_ENOENT        /* a named input (scene, cache, EXR...) does not exist  */
+    PW_ENOENT,       /* a named input (scene, cache, EXR...) does not exist  */
+    PW_EINTERRUPTED  /* stopped on request (SIGTERM, SIGINT) where the files on disk
+                        resume: running the same command again continues          */
 } pw_status;
 
 typedef struct {
