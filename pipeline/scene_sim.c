@@ -20,7 +20,13 @@ static const char *const keys_material[] = {
     "Jp_floor",    NULL};
 static const char *const keys_body[] = {"material", "shapes",             "subtract",
                                         "velocity", "angular_velocity",   "particles_per_cell",
-                                        "seed",     NULL};
+                                        "seed",     "layers",             NULL};
+/* A layer's own numbers: the per-particle ones (the shell and the noise stay the body
+ * material's, applied to every layer alike). */
+static const char *const keys_layer[] = {"thickness", "blend",  "E0",     "nu",
+                                         "xi",        "theta_c", "theta_s", "rho0",
+                                         "Jp_min",    "Jp_max", "rho_max", "Jp_floor",
+                                         NULL};
 static const char *const keys_collider[] = {"shape", "friction", "sticky", NULL};
 static const char *const transfers[] = {"pic_flip", "apic", NULL};
 
@@ -200,6 +206,53 @@ static pw_status parse_shape_list(const sc_ctx *c, json_t *body, const char *pat
     return PW_OK;
 }
 
+/* "layers": from the top down, each the body material with the layer's numbers in
+ * place of its own (seed.h, pw_layer). */
+static pw_status parse_layers(const sc_ctx *c, json_t *body, const char *path,
+                              const pw_material *mat, pw_body_desc *b)
+{
+    json_t *list;
+    pw_status rc = sc_get_array(c, body, path, "layers", 0, &list);
+    if (rc != PW_OK || !list) return rc;
+    char at[SC_PATH];
+    sc_join(at, path, "layers");
+    if (json_array_size(list) > PW_BODY_MAX_LAYERS)
+        return sc_fail(c, at, "%zu layers, at most %d", json_array_size(list),
+                       PW_BODY_MAX_LAYERS);
+    const sc_range thickness = {0, INFINITY, 1, 1, "the layer's thickness [m]"};
+    const sc_range blend = {0, INFINITY, 0, 1, "the blend into the material below [m]"};
+    for (size_t k = 0; k < json_array_size(list); k++) {
+        char ak[SC_PATH];
+        sc_index(ak, at, (int)k);
+        json_t *obj = json_array_get(list, k);
+        pw_layer *L = &b->layers[k];
+        if ((rc = sc_check_keys(c, obj, ak, keys_layer)) != PW_OK ||
+            (rc = sc_number(c, obj, ak, "thickness", 1, 0, thickness, &L->thickness)) != PW_OK ||
+            (rc = sc_number(c, obj, ak, "blend", 0, 0, blend, &L->blend)) != PW_OK)
+            return rc;
+        L->material = *mat;
+        for (int q = 2; keys_layer[q]; q++) {
+            const pw_material_range *r = pw_material_range_of(keys_layer[q]);
+            double *field = (double *)((char *)&L->material + r->offset);
+            const sc_range range = {r->lo, r->hi, r->lo_open, r->hi_open, r->what};
+            if ((rc = sc_number(c, obj, ak, r->key, 0, *field, range, field)) != PW_OK)
+                return rc;
+        }
+        b->n_layers = (int)k + 1;
+    }
+    /* the rules between numbers, and across each blend, as seeding checks them */
+    int layer;
+    const char *key;
+    double value;
+    char why[256], ak[SC_PATH], ak_key[SC_PATH];
+    if (pw_layers_check(b, mat, &layer, &key, &value, why, sizeof why) != PW_OK) {
+        sc_index(ak, at, layer < 0 ? 0 : layer);
+        sc_join(ak_key, ak, key);
+        return sc_fail_value(c, ak_key, value, "%s", why);
+    }
+    return PW_OK;
+}
+
 static pw_status parse_body(const sc_ctx *c, json_t *obj, const char *path, int index,
                             pw_scene *s)
 {
@@ -227,7 +280,8 @@ static pw_status parse_body(const sc_ctx *c, json_t *obj, const char *path, int 
         /* The seeder fills whole particles per cell; 6.5 would silently become 7. */
         (rc = sc_int(c, obj, path, "particles_per_cell", 0, 8, 1, 64, "particles per cell",
                      &ppc)) ||
-        (rc = sc_int(c, obj, path, "seed", 0, index, 0, INT64_MAX, "the seed", &seed)))
+        (rc = sc_int(c, obj, path, "seed", 0, index, 0, INT64_MAX, "the seed", &seed)) ||
+        (rc = parse_layers(c, obj, path, &s->materials[s->body_material[index]], b)) != PW_OK)
         return rc;
     b->seed = (uint64_t)seed;
     b->particles_per_cell = (double)ppc;

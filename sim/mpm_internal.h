@@ -34,6 +34,9 @@ typedef struct pw_particles {
     uint32_t *id;     /* index in the order of addition             */
     int rests;        /* snow may rest: `rest` is held                */
     uint32_t *rest;   /* steps at rest in a row (rest.c)             */
+    int layered;      /* a layered body was added: `layer` is held    */
+    uint32_t *layer;  /* seeded layer, 1 = top, 0 = body material (seed.h); only
+                         measured (pw_stats.h), the step never reads it */
 } pw_particles;
 
 /* Where a particle sits on the grid in one step, computed once from x^n after the sort

@@ -30,6 +30,8 @@ const pw_particle_field pw_particle_fields[] = {
     {"Jp_floor", PW_F64, 1, PT(Jp_floor), SD(Jp_floor), 0, 1},
     /* steps at rest in a row (resting snow, rest.c); a checkpoint without it wakes all */
     {"rest", PW_U32, 1, PT(rest), PW_NOT_SEEDED, 2, 1},
+    /* the seeded layer (seed.h), for measures; held once a layered body is added */
+    {"layer", PW_U32, 1, PT(layer), SD(layer), 3, 1},
 };
 #define FIELD_COUNT (sizeof pw_particle_fields / sizeof pw_particle_fields[0])
 _Static_assert(FIELD_COUNT <= PW_PARTICLE_MAX_FIELDS, "raise PW_PARTICLE_MAX_FIELDS");
@@ -52,7 +54,20 @@ void **pw_seeded_array(pw_seeded *s, const pw_particle_field *f)
 
 int pw_particle_field_held(const pw_particles *pt, const pw_particle_field *f)
 {
-    return !f->apic_only || (f->apic_only == 1 && pt->apic) || (f->apic_only == 2 && pt->rests);
+    return !f->apic_only || (f->apic_only == 1 && pt->apic) || (f->apic_only == 2 && pt->rests) ||
+           (f->apic_only == 3 && pt->layered);
+}
+
+pw_status pw_particles_hold_layers(pw_particles *pt, pw_error *err)
+{
+    if (pt->layered) return PW_OK;
+    size_t cap = pt->cap ? pt->cap : 1;
+    uint32_t *layer = calloc(cap, sizeof *layer);
+    if (!layer) return pw_fail(err, PW_ENOMEM, "sim: cannot allocate %zu particles", cap);
+    free(pt->layer);
+    pt->layer = layer;
+    pt->layered = 1;
+    return PW_OK;
 }
 
 pw_status pw_particles_reserve(pw_particles *pt, size_t cap, pw_error *err)

@@ -29,8 +29,8 @@ typedef struct {
                                the solver sets the initial value (pw_sim_add_particles) */
     int apic_only;          /* 1: held, sorted and saved under APIC only (a PIC/FLIP
                                run neither stores nor writes it); 2: only when resting
-                               snow sleeps (rest_speed > 0), so other runs' caches keep
-                               their bytes                                           */
+                               snow sleeps (rest_speed > 0); 3: only once a layered
+                               body was added; so other runs' caches keep their bytes */
     int optional;           /* zero where a seeded set leaves it NULL or an older
                                checkpoint lacks it                                   */
 } pw_particle_field;
@@ -38,9 +38,13 @@ typedef struct {
 extern const pw_particle_field pw_particle_fields[];
 extern const int pw_particle_field_count;
 
-/* Whether pt holds field f: fields marked apic_only only under APIC (1) or when snow
- * may rest (2). */
+/* Whether pt holds field f: fields marked apic_only only under APIC (1), when snow
+ * may rest (2) or once layered snow was added (3). */
 int pw_particle_field_held(const pw_particles *pt, const pw_particle_field *f);
+
+/* Starts holding the layer field (zero for the particles already there, pt->layered =
+ * 1); no-op when held. PW_ENOMEM names the count. */
+pw_status pw_particles_hold_layers(pw_particles *pt, pw_error *err);
 
 /* Bytes per particle of field f. */
 size_t pw_particle_field_bytes(const pw_particle_field *f);

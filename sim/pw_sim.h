@@ -101,15 +101,17 @@ pw_status pw_sim_advance_to(pw_sim *s, double t_end, pw_sim_progress_fn progress
  * attributes x, v (F64x3 [m], [m/s]), m, V0 (F64 [kg], [m^3]), Fe, Fp (F64x9,
  * row-major), C (F64x9 [1/s], under APIC only), Jp (F64), id (U32, the order of
  * addition), the material mu0, lambda0 [Pa], xi, theta_c, theta_s, Jp_min, Jp_max,
- * Jp_floor (F64; checkpoints without Jp_floor load with 0, no compaction limit), and
- * globals (time, step count, solver counters, volumes initialised) so that
+ * Jp_floor (F64; checkpoints without Jp_floor load with 0, no compaction limit), layer
+ * (U32, 1 + the seeded layer's index from the top, 0 = the body's own material; only
+ * once a layered body has been added), and globals (time, step count, solver counters, volumes initialised) so that
  * pw_sim_load followed by pw_sim_advance_to gives the same bytes as an uninterrupted
  * run. frame and sim_hash are stored in the cache header for the pipeline. */
 pw_status pw_sim_save(const pw_sim *s, const char *path, int64_t frame, uint64_t sim_hash,
                       pw_error *err);
 
 /* A slim render cache of the current state (pw_cache.h, PW_CACHE_SLIM): float32 x, v, m,
- * Jp, xi and density (m / (V0 det F_E J_P), 0 before the first step), and the ids; about
+ * Jp, xi and density (m / (V0 det F_E J_P), 0 before the first step), the ids, and the
+ * layers when a layered body was added; about
  * a sixth of a full cache on disk. Renders, `powder stats` and exports read it; a
  * simulation cannot resume from it. */
 pw_status pw_sim_save_slim(const pw_sim *s, const char *path, int64_t frame, uint64_t sim_hash,

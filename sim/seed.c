@@ -5,7 +5,8 @@
  * a particle's position never depends on loop order or thread count. Points inside the
  * union of `add` and outside the union of `subtract` are kept. Stomakhin et al. 2013,
  * section 10, vary the parameters per particle: a harder, denser outer shell and
- * multiplicative noise on E; both are applied here. */
+ * multiplicative noise on E; both are applied here, and so are layers by depth below
+ * the body's top (section 10's walking character: a stiffer, crunchier top layer). */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -366,15 +367,205 @@ static pw_status prepare_shapes(const pw_shape *in, int n, double h, seed_shape 
     return PW_OK;
 }
 
-/* Material of a particle at x, depth [m] below the body surface: shell blend, then noise. */
-static void particle_material(const pw_material *mat, uint64_t seed, vec3 x, double depth,
-                              double *E, double *rho)
+/* E [Pa] and rho [kg/m^3] of a particle at x, depth [m] below the body surface, from
+ * E0 and rho0 of its material (or layer) by the body material's shell blend, then its
+ * noise. */
+static void particle_material(const pw_material *mat, double E0, double rho0, uint64_t seed,
+                              vec3 x, double depth, double *E, double *rho)
 {
     double shell = 1.0; /* 0 at the surface, 1 at shell_depth and below */
     if (mat->shell_depth > 0) shell = fmin(fmax(depth / mat->shell_depth, 0.0), 1.0);
-    *E = mat->E0 * (mat->shell_E_factor + (1 - mat->shell_E_factor) * shell);
-    *rho = mat->rho0 * (mat->shell_rho_factor + (1 - mat->shell_rho_factor) * shell);
+    *E = E0 * (mat->shell_E_factor + (1 - mat->shell_E_factor) * shell);
+    *rho = rho0 * (mat->shell_rho_factor + (1 - mat->shell_rho_factor) * shell);
     if (mat->E_noise > 0) *E *= 1 + mat->E_noise * value_noise(seed, mat->noise_scale, x);
+}
+
+/* ---- layers -------------------------------------------------------------------- */
+
+/* What one material gives a particle: the per-particle fields of pw_seeded. */
+typedef struct {
+    double mu0, lambda0;     /* [Pa] */
+    double xi, theta_c, theta_s, Jp_min, Jp_max, Jp_floor;
+    double rho;              /* [kg/m^3] */
+} particle_values;
+
+static particle_values values_of(const pw_material *mat, double E, double rho)
+{
+    particle_values v;
+    pw_lame(E, mat->nu, &v.mu0, &v.lambda0);
+    v.xi = mat->xi;
+    v.theta_c = mat->theta_c;
+    v.theta_s = mat->theta_s;
+    v.Jp_min = mat->Jp_min;
+    v.Jp_max = mat->Jp_max;
+    /* (the denser shell, seeded above rho_max, is not compacted at all) */
+    double floor_rho = mat->rho_max > 0 ? fmin(1.0, rho / mat->rho_max) : 0.0;
+    v.Jp_floor = fmax(mat->Jp_floor, floor_rho);
+    v.rho = rho;
+    return v;
+}
+
+static double lerp(double a, double b, double s) { return a + s * (b - a); }
+
+static particle_values values_lerp(particle_values a, particle_values b, double s)
+{
+    particle_values v = {lerp(a.mu0, b.mu0, s),         lerp(a.lambda0, b.lambda0, s),
+                         lerp(a.xi, b.xi, s),           lerp(a.theta_c, b.theta_c, s),
+                         lerp(a.theta_s, b.theta_s, s), lerp(a.Jp_min, b.Jp_min, s),
+                         lerp(a.Jp_max, b.Jp_max, s),   lerp(a.Jp_floor, b.Jp_floor, s),
+                         lerp(a.rho, b.rho, s)};
+    return v;
+}
+
+/* The values material m (a layer's, or the body's own) gives a particle at x with the
+ * body material's shell and noise. */
+typedef struct {
+    const pw_material *body; /* shell and noise */
+    uint64_t seed;
+    vec3 x;
+    double surface_depth; /* [m] to the nearest surface, for the shell */
+} particle_site;
+
+static particle_values values_at(const particle_site *at, const pw_material *m)
+{
+    double E, rho;
+    particle_material(at->body, m->E0, m->rho0, at->seed, at->x, at->surface_depth, &E, &rho);
+    return values_of(m, E, rho);
+}
+
+/* Depth [m] of x below the body's top: the distance straight up (+y) to the first point
+ * outside the body, y_top the top of its bounding box. Steps of |phi| never leave the
+ * body (|phi| of a union or difference of distances is at most the distance to its
+ * boundary); a step of at least h/8 keeps the walk short beside a wall, then bisection
+ * finds the exit to 1e-4 h. */
+static double depth_below_top(const seed_shape *add, int n_add, const seed_shape *sub, int n_sub,
+                              vec3 x, double phi, double y_top, double h)
+{
+    double inside = x.y, step_min = h / 8;
+    vec3 p = x;
+    while (phi < 0) {
+        inside = p.y;
+        p.y += fmax(-phi, step_min);
+        if (p.y > y_top) {
+            p.y = y_top;
+            phi = body_phi(add, n_add, sub, n_sub, p);
+            if (phi < 0) return y_top - x.y; /* (the box's top is outside every shape) */
+            break;
+        }
+        phi = body_phi(add, n_add, sub, n_sub, p);
+    }
+    double outside = p.y;
+    while (outside - inside > 1e-4 * h) {
+        p.y = 0.5 * (inside + outside);
+        if (body_phi(add, n_add, sub, n_sub, p) < 0) inside = p.y;
+        else outside = p.y;
+    }
+    return 0.5 * (inside + outside) - x.y;
+}
+
+/* The values at depth d [m] below the top of body b at site at; *label = 1 + the index
+ * of the layer whose values weigh most, 0 for the body's own material. */
+static particle_values layered_values(const pw_body_desc *b, const particle_site *at, double d,
+                                      uint32_t *label)
+{
+    double z = 0; /* top of layer k */
+    for (int k = 0; k < b->n_layers; k++) {
+        const pw_layer *L = &b->layers[k];
+        if (d < z + L->thickness + L->blend) {
+            particle_values v = values_at(at, &L->material);
+            double s = L->blend > 0 ? (d - z - L->thickness) / L->blend : 0;
+            *label = (uint32_t)k + 1;
+            if (s <= 0) return v;
+            const pw_material *next = k + 1 < b->n_layers ? &b->layers[k + 1].material : at->body;
+            if (s >= 0.5) *label = k + 1 < b->n_layers ? (uint32_t)k + 2 : 0;
+            return values_lerp(v, values_at(at, next), s);
+        }
+        z += L->thickness + L->blend;
+    }
+    *label = 0;
+    return values_at(at, at->body);
+}
+
+pw_status pw_layers_check(const pw_body_desc *b, const pw_material *mat, int *layer,
+                          const char **key, double *value, char *why, size_t why_size)
+{
+    *layer = -1;
+    if (b->n_layers < 0 || b->n_layers > PW_BODY_MAX_LAYERS) {
+        *key = "layers";
+        *value = b->n_layers;
+        snprintf(why, why_size, "at most %d layers", PW_BODY_MAX_LAYERS);
+        return PW_EINVAL;
+    }
+    for (int k = 0; k < b->n_layers; k++) {
+        const pw_layer *L = &b->layers[k];
+        *layer = k;
+        if (pw_material_check(&L->material, key, value, why, why_size) != PW_OK) return PW_EINVAL;
+        if (!(L->thickness > 0) || !isfinite(L->thickness)) {
+            *key = "thickness";
+            *value = L->thickness;
+            snprintf(why, why_size, "must be a finite length > 0 [m]");
+            return PW_EINVAL;
+        }
+        if (!(L->blend >= 0) || !isfinite(L->blend)) {
+            *key = "blend";
+            *value = L->blend;
+            snprintf(why, why_size, "must be a finite length >= 0 [m]");
+            return PW_EINVAL;
+        }
+        /* xi (1 - Jp_min) along the blend is a product of two linear ramps: a parabola,
+         * whose peak may lie inside */
+        const pw_material *next = k + 1 < b->n_layers ? &b->layers[k + 1].material : mat;
+        double xi0 = L->material.xi, dxi = next->xi - xi0;
+        double u0 = 1 - L->material.Jp_min, du = (1 - next->Jp_min) - u0;
+        if (L->blend > 0 && dxi * du < 0) {
+            double s = fmin(fmax(-(xi0 * du + u0 * dxi) / (2 * dxi * du), 0.0), 1.0);
+            double peak = (xi0 + s * dxi) * (u0 + s * du);
+            if (peak > PW_MAX_HARDENING_EXPONENT) {
+                *key = "blend";
+                *value = L->blend;
+                snprintf(why, why_size, "xi and Jp_min blend into the next material's so "
+                         "that the hardening factor e^(xi (1 - Jp_min)) reaches e^%g inside "
+                         "the blend (keep it <= %g, or set blend to 0)", peak,
+                         PW_MAX_HARDENING_EXPONENT);
+                return PW_EINVAL;
+            }
+        }
+    }
+    *layer = -1;
+    return PW_OK;
+}
+
+static pw_status check_layers(const pw_body_desc *b, const pw_material *mat, pw_error *err)
+{
+    int layer;
+    const char *key;
+    double value;
+    char why[256];
+    if (pw_layers_check(b, mat, &layer, &key, &value, why, sizeof why) == PW_OK) return PW_OK;
+    if (layer < 0) return pw_fail(err, PW_EINVAL, "snow body: %s = %g: %s", key, value, why);
+    return pw_fail(err, PW_EINVAL, "snow body: layers[%d].%s = %g: %s", layer, key, value, why);
+}
+
+/* Appends one particle with the given values and label. */
+static pw_status append_values(pw_seeded *out, vec3 x, vec3 v, double m,
+                               const particle_values *pv, uint32_t label, pw_error *err)
+{
+    pw_status rc = seeded_reserve(out, out->n + 1, err);
+    if (rc != PW_OK) return rc;
+    size_t p = out->n++;
+    out->x[p] = x;
+    out->v[p] = v;
+    out->m[p] = m;
+    out->mu0[p] = pv->mu0;
+    out->lambda0[p] = pv->lambda0;
+    out->xi[p] = pv->xi;
+    out->theta_c[p] = pv->theta_c;
+    out->theta_s[p] = pv->theta_s;
+    out->Jp_min[p] = pv->Jp_min;
+    out->Jp_max[p] = pv->Jp_max;
+    out->Jp_floor[p] = pv->Jp_floor;
+    out->layer[p] = label;
+    return PW_OK;
 }
 
 pw_status pw_seed_body(const pw_body_desc *b, const pw_material *mat, double h, pw_seeded *out,
@@ -382,6 +573,7 @@ pw_status pw_seed_body(const pw_body_desc *b, const pw_material *mat, double h, 
 {
     pw_status rc = check_body(b, h, err);
     if (rc == PW_OK) rc = check_material(mat, err);
+    if (rc == PW_OK) rc = check_layers(b, mat, err);
     if (rc != PW_OK) return rc;
     seed_shape add[PW_BODY_MAX_SHAPES], sub[PW_BODY_MAX_SHAPES];
     if ((rc = prepare_shapes(b->add, b->n_add, h, add, err)) != PW_OK) return rc;
@@ -423,15 +615,25 @@ pw_status pw_seed_body(const pw_body_desc *b, const pw_material *mat, double h, 
                                 (k + unit_double(mix64(r ^ 3))) * h);
                     double phi = body_phi(add, b->n_add, sub, b->n_subtract, x);
                     if (!(phi < 0)) continue;
-                    /* 3. per-particle material (section 10); the velocity below */
-                    double E, rho;
-                    particle_material(mat, b->seed, x, -phi, &E, &rho);
-                    if ((rc = pw_seeded_append(out, x, v3_zero(), rho * h * h * h / nppc, E, rho,
-                                               mat, err)) != PW_OK) {
+                    /* 3. per-particle material (section 10), by layer; the velocity
+                     * below */
+                    const particle_site at = {mat, b->seed, x, -phi};
+                    uint32_t label = 0;
+                    particle_values pv =
+                        b->n_layers > 0
+                            ? layered_values(b, &at,
+                                             depth_below_top(add, b->n_add, sub, b->n_subtract,
+                                                             x, phi, hi.y, h),
+                                             &label)
+                            : values_at(&at, mat);
+                    if ((rc = append_values(out, x, v3_zero(), pv.rho * h * h * h / nppc, &pv,
+                                            label, err)) != PW_OK) {
                         out->n = first;
                         goto done;
                     }
                 }
+
+    if (b->n_layers > 0) out->layered = 1;
 
     /* 4. rigid initial velocity about the body's centre of mass */
     double M = 0;
@@ -452,22 +654,8 @@ done:
 pw_status pw_seeded_append(pw_seeded *out, vec3 x, vec3 v, double m, double E, double rho,
                            const pw_material *mat, pw_error *err)
 {
-    pw_status rc = seeded_reserve(out, out->n + 1, err);
-    if (rc != PW_OK) return rc;
-    size_t p = out->n++;
-    out->x[p] = x;
-    out->v[p] = v;
-    out->m[p] = m;
-    pw_lame(E, mat->nu, &out->mu0[p], &out->lambda0[p]);
-    out->xi[p] = mat->xi;
-    out->theta_c[p] = mat->theta_c;
-    out->theta_s[p] = mat->theta_s;
-    out->Jp_min[p] = mat->Jp_min;
-    out->Jp_max[p] = mat->Jp_max;
-    /* (the denser shell, seeded above rho_max, is not compacted at all) */
-    double floor_rho = mat->rho_max > 0 ? fmin(1.0, rho / mat->rho_max) : 0.0;
-    out->Jp_floor[p] = fmax(mat->Jp_floor, floor_rho);
-    return PW_OK;
+    particle_values pv = values_of(mat, E, rho);
+    return append_values(out, x, v, m, &pv, 0, err);
 }
 
 void pw_seeded_free(pw_seeded *s)

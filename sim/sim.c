@@ -220,7 +220,8 @@ pw_status pw_sim_add_particles(pw_sim *s, const pw_seeded *in, pw_error *err)
         pw_status rc = check_seeded(s, in, k, pt->n + k, err);
         if (rc != PW_OK) return rc;
     }
-    pw_status rc = reserve_particles(s, pt->n + in->n, err);
+    pw_status rc = in->layered ? pw_particles_hold_layers(pt, err) : PW_OK;
+    if (rc == PW_OK) rc = reserve_particles(s, pt->n + in->n, err);
     if (rc != PW_OK) return rc;
     for (size_t k = 0; k < in->n; k++) {
         size_t p = pt->n + k;
@@ -236,7 +237,7 @@ pw_status pw_sim_add_particles(pw_sim *s, const pw_seeded *in, pw_error *err)
     for (int f = 0; f < pw_particle_field_count; f++) {
         const pw_particle_field *fd = &pw_particle_fields[f];
         void **from = pw_seeded_array((pw_seeded *)in, fd);
-        if (!from) continue;
+        if (!from || !pw_particle_field_held(pt, fd)) continue;
         size_t bytes = pw_particle_field_bytes(fd);
         char *to = (char *)*pw_particle_array(pt, fd) + pt->n * bytes;
         if (*from) memcpy(to, *from, in->n * bytes);

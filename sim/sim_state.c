@@ -105,11 +105,12 @@ pw_status pw_sim_save_slim(const pw_sim *s, const char *path, int64_t frame, uin
         rho[p] = (float)vals[3];
     }
     if (rc == PW_OK) {
-        pw_cache_attr attrs[7] = {{"x", PW_F32, 3, x},     {"v", PW_F32, 3, v},
+        pw_cache_attr attrs[8] = {{"x", PW_F32, 3, x},     {"v", PW_F32, 3, v},
                                   {"m", PW_F32, 1, m},     {"Jp", PW_F32, 1, jp},
                                   {"xi", PW_F32, 1, xi},   {"density", PW_F32, 1, rho},
-                                  {"id", PW_U32, 1, pt->id}};
-        pw_cache_frame f = frame_of(s, frame, sim_hash, attrs, 7);
+                                  {"id", PW_U32, 1, pt->id}, {"layer", PW_U32, 1, pt->layer}};
+        /* the layers only where there are any, so other slim caches keep their bytes */
+        pw_cache_frame f = frame_of(s, frame, sim_hash, attrs, pt->layered ? 8 : 7);
         rc = pw_cache_global_set(&f, PW_CACHE_SLIM, 1, err);
         if (rc == PW_OK) rc = pw_cache_write(path, &f, err);
     }
@@ -158,6 +159,8 @@ pw_status pw_sim_load(pw_sim *s, const char *path, pw_error *err)
     if (pw_cache_global_get(&f, PW_CACHE_SLIM, 0) != 0)
         rc = pw_fail(err, PW_EINVAL, "%s: a slim render cache, not a checkpoint: a simulation "
                      "resumes only from a full one", path);
+    /* a checkpoint of layered snow keeps its layers */
+    if (rc == PW_OK && pw_cache_find(&f, "layer")) rc = pw_particles_hold_layers(&s->pt, err);
     if (rc == PW_OK) rc = check_loaded(s, path, &f, err);
     if (rc == PW_OK && (rc = pw_particles_reserve(&s->pt, f.count ? (size_t)f.count : 1, err)) ==
                           PW_OK)
