@@ -349,7 +349,9 @@ pw_status pw_scene_load(const char *path, pw_scene *out, pw_error *err)
  * other values replace, null removes. Two exceptions keep the result meaningful: a
  * camera is one viewpoint, replaced whole (the scene's motion keys under a look's eye
  * would be neither camera), and "sky" and "envmap" are two forms of one light, so
- * naming one drops the other. Returns 0, or -1 when out of memory. */
+ * naming one drops the other; "daylight" is sun and sky at once, so naming it drops
+ * "sun", "sky" and "envmap", and naming any of those drops it. Returns 0, or -1 when
+ * out of memory. */
 static int merge_patch(json_t *target, json_t *patch, int depth)
 {
     const char *key;
@@ -375,6 +377,16 @@ static int merge_look(json_t *render, json_t *look_render)
     if (json_is_object(lights) && json_is_object(look_lights)) {
         if (json_is_object(json_object_get(look_lights, "sky"))) json_object_del(lights, "envmap");
         if (json_is_object(json_object_get(look_lights, "envmap"))) json_object_del(lights, "sky");
+        /* daylight is sun and sky at once: it and the others replace each other */
+        if (json_is_object(json_object_get(look_lights, "daylight"))) {
+            json_object_del(lights, "sun");
+            json_object_del(lights, "sky");
+            json_object_del(lights, "envmap");
+        }
+        if (json_is_object(json_object_get(look_lights, "sun")) ||
+            json_is_object(json_object_get(look_lights, "sky")) ||
+            json_is_object(json_object_get(look_lights, "envmap")))
+            json_object_del(lights, "daylight");
     }
     return merge_patch(render, look_render, 0);
 }

@@ -14,7 +14,9 @@ static const char *const keys_camera[] = {
     "focus_distance", "shutter", "shutter_samples", "motion", NULL};
 static const char *const keys_camera_key[] = {"t", "eye", "target", "up", "fov_deg", NULL};
 static const char *const keys_medium[] = {"sigma_t", "rho_ref", "albedo", "g", NULL};
-static const char *const keys_lights[] = {"sun", "sky", "envmap", NULL};
+static const char *const keys_lights[] = {"sun", "sky", "envmap", "daylight", NULL};
+static const char *const keys_daylight[] = {"sun_elevation_deg", "sun_azimuth_deg", "turbidity",
+                                            "intensity", "angular_diameter_deg", NULL};
 static const char *const keys_sun[] = {"direction", "angular_diameter_deg", "irradiance", NULL};
 static const char *const keys_sky[] = {"radiance", NULL};
 static const char *const keys_envmap[] = {"path", "intensity", "rotation_deg", NULL};
@@ -214,9 +216,31 @@ static pw_status parse_medium(const sc_ctx *c, json_t *render, pw_medium_desc *m
     return PW_OK;
 }
 
+/* "daylight": the Preetham sky and its sun (render/sky.h) from the sun's elevation. */
+static pw_status parse_daylight(const sc_ctx *c, json_t *day, pw_lights_desc *l)
+{
+    const char *at = "render.lights.daylight";
+    const sc_range elevation = {0, 90, 1, 0, "the sun's elevation above the horizon [deg]"};
+    const sc_range turbidity = {2, 10, 0, 0, "the turbidity (the range of Preetham's fit)"};
+    const sc_range intensity = {0, INFINITY, 0, 1, "the daylight intensity"};
+    const sc_range diam = {0, 90, 1, 0, "the sun's angular diameter [deg]"};
+    pw_status rc;
+    if ((rc = sc_check_keys(c, day, at, keys_daylight)) != PW_OK ||
+        (rc = sc_number(c, day, at, "sun_elevation_deg", 1, 0, elevation,
+                        &l->sun_elevation_deg)) != PW_OK ||
+        (rc = sc_number(c, day, at, "sun_azimuth_deg", 0, 0, sc_any, &l->sun_azimuth_deg)) ||
+        (rc = sc_number(c, day, at, "turbidity", 0, 3, turbidity, &l->turbidity)) != PW_OK ||
+        (rc = sc_number(c, day, at, "intensity", 0, 1, intensity, &l->daylight_intensity)) ||
+        (rc = sc_number(c, day, at, "angular_diameter_deg", 0, 0.53, diam,
+                        &l->sun_angular_diameter_deg)) != PW_OK)
+        return rc;
+    l->daylight = 1;
+    return PW_OK;
+}
+
 static pw_status parse_lights(const sc_ctx *c, json_t *render, pw_lights_desc *l)
 {
-    json_t *obj, *sun, *sky, *env;
+    json_t *obj, *sun, *sky, *env, *day;
     pw_status rc = sc_get_object(c, render, "render", "lights", 1, &obj);
     if (rc != PW_OK) return rc;
     memset(l, 0, sizeof *l);
@@ -226,10 +250,16 @@ static pw_status parse_lights(const sc_ctx *c, json_t *render, pw_lights_desc *l
     if ((rc = sc_check_keys(c, obj, at, keys_lights)) != PW_OK ||
         (rc = sc_get_object(c, obj, at, "sun", 0, &sun)) != PW_OK ||
         (rc = sc_get_object(c, obj, at, "sky", 0, &sky)) != PW_OK ||
-        (rc = sc_get_object(c, obj, at, "envmap", 0, &env)) != PW_OK)
+        (rc = sc_get_object(c, obj, at, "envmap", 0, &env)) != PW_OK ||
+        (rc = sc_get_object(c, obj, at, "daylight", 0, &day)) != PW_OK)
         return rc;
+    if (day && (sun || sky || env))
+        return sc_fail(c, at, "'daylight' gives the sun and the sky from one angle: it "
+                              "excludes '%s'", sun ? "sun" : sky ? "sky" : "envmap");
+    if (day) return parse_daylight(c, day, l);
     if (!sun && !sky && !env)
-        return sc_fail(c, at, "no light: give at least one of 'sun', 'sky', 'envmap'");
+        return sc_fail(c, at, "no light: give at least one of 'sun', 'sky', 'envmap', "
+                              "'daylight'");
     if (sky && env)
         return sc_fail(c, at, "'sky' and 'envmap' exclude each other (the map replaces the "
                               "constant sky)");

@@ -12,6 +12,7 @@
 #include "exr.h"
 #include "lights.h"
 #include "sampling.h"
+#include "sky.h"
 
 struct pw_envmap {
     int w, h;
@@ -25,6 +26,8 @@ struct pw_envmap {
 };
 
 /* ---- helpers --------------------------------------------------------------- */
+
+static int v3_equal_zero(vec3 a) { return a.x == 0 && a.y == 0 && a.z == 0; }
 
 static double luminance(double r, double g, double b)
 {
@@ -199,11 +202,69 @@ vec3 pw_envmap_sample(const pw_envmap *e, double u1, double u2, vec3 *dir, doubl
     return v3(c[0], c[1], c[2]);
 }
 
+/* ---- daylight ---------------------------------------------------------------- */
+
+/* The daylight sky's map: 1024 x 512 pixels of 0.35 deg, each the model's radiance at
+ * its centre; the horizon falls on a row edge, so the lower half is black. Fine enough
+ * that the piecewise-constant map is within 1 % of the model over the sky, apart from
+ * the first rows above the horizon when the sun is low (render/docs/daylight.md). */
+#define DAYLIGHT_MAP_W 1024
+#define DAYLIGHT_MAP_H 512
+
+static pw_status init_daylight(pw_lights *L, const pw_lights_desc *desc, pw_error *err)
+{
+    double k = desc->daylight_intensity, a = desc->sun_angular_diameter_deg;
+    if (!(k >= 0) || !isfinite(k))
+        return pw_fail(err, PW_EINVAL, "lights: daylight intensity must be finite and >= 0 "
+                       "(%g)", k);
+    if (!isfinite(desc->sun_azimuth_deg))
+        return pw_fail(err, PW_EINVAL, "lights: daylight sun_azimuth_deg must be finite (%g)",
+                       desc->sun_azimuth_deg);
+    if (!(a > 0 && a <= 90))
+        return pw_fail(err, PW_EINVAL, "lights: sun_angular_diameter_deg must be in (0, 90] "
+                       "(%g)", a);
+    pw_sky_model m;
+    pw_status rc = pw_sky_model_init(&m, desc->sun_elevation_deg, desc->turbidity, err);
+    if (rc != PW_OK) return rc;
+    double half = 0.5 * a * PW_PI / 180.0;
+    L->has_sun = 1;
+    L->sun_dir = pw_sky_sun_direction(desc->sun_elevation_deg, desc->sun_azimuth_deg);
+    L->sun_cos_max = cos(half);
+    vec3 E = v3_scale(pw_sky_sun_irradiance(desc->sun_elevation_deg, desc->turbidity), k);
+    L->sun_radiance = v3_scale(E, 1.0 / (PW_PI * sin(half) * sin(half)));
+
+    const int W = DAYLIGHT_MAP_W, H = DAYLIGHT_MAP_H;
+    float *rgb = calloc((size_t)3 * W * H, sizeof *rgb);
+    if (!rgb) return pw_fail(err, PW_ENOMEM, "lights: out of memory (daylight map)");
+    for (int i = 0; i < H / 2; i++) {
+        double theta = (i + 0.5) * PW_PI / H;
+        for (int j = 0; j < W; j++) {
+            double phi = (j + 0.5) * 2.0 * PW_PI / W;
+            vec3 d = v3(sin(theta) * cos(phi), cos(theta), sin(theta) * sin(phi));
+            vec3 c = pw_sky_model_radiance(&m, L->sun_dir, d);
+            float *px = rgb + 3 * ((size_t)i * W + j);
+            px[0] = (float)c.x;
+            px[1] = (float)c.y;
+            px[2] = (float)c.z;
+        }
+    }
+    L->env = pw_envmap_create(rgb, W, H, k, 0.0, err);
+    free(rgb);
+    return L->env ? PW_OK : (err ? err->code : PW_ENOMEM);
+}
+
 /* ---- lights ------------------------------------------------------------------ */
 
 pw_status pw_lights_init(pw_lights *L, const pw_lights_desc *desc, pw_error *err)
 {
     memset(L, 0, sizeof *L);
+    if (desc->daylight) {
+        if (desc->envmap_path[0] || !v3_equal_zero(desc->sun_irradiance) ||
+            !v3_equal_zero(desc->sky_radiance))
+            return pw_fail(err, PW_EINVAL, "lights: daylight gives the sun and the sky; "
+                           "sun_irradiance, sky_radiance and envmap_path must be unset");
+        return init_daylight(L, desc, err);
+    }
     vec3 E = desc->sun_irradiance;
     if (!v3_isfinite(E) || E.x < 0 || E.y < 0 || E.z < 0)
         return pw_fail(err, PW_EINVAL, "lights: sun_irradiance must be finite and >= 0 "

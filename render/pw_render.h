@@ -41,6 +41,14 @@ typedef struct {
     char envmap_path[1024];   /* lat-long EXR, "" = none (replaces the sky)          */
     double envmap_intensity;  /* multiplier [-] (1)                                 */
     double envmap_rotation_deg; /* rotation about +Y [deg] (0)                      */
+    /* Daylight (render/sky.h): when set, the sun's direction and irradiance and the sky
+     * (an importance-sampled map of the Preetham sky) all follow from these, and
+     * sun_direction, sun_irradiance, sky_radiance and envmap_path must be left unset. */
+    int daylight;
+    double sun_elevation_deg; /* above the horizon, (0, 90]                          */
+    double sun_azimuth_deg;   /* from +X towards +Z                                 */
+    double turbidity;         /* [2, 10] (3: clear)                                 */
+    double daylight_intensity; /* multiplier of sun and sky [-] (1)                 */
 } pw_lights_desc;
 
 typedef struct {

@@ -160,6 +160,15 @@ static const error_case cases[] = {
     {"5.6", LIGHTS, "\"lights\": {}", {"render.lights: no light"}},
     {"5.7", LIGHTS, "\"lights\": {\"sky\": {\"radiance\": [1, 1, 1]}, \"envmap\": {\"path\": "
                     "\"minimal.json\"}}", {"render.lights", "exclude each other"}},
+    {"5.17", LIGHTS, "\"lights\": {\"daylight\": {\"sun_elevation_deg\": 30}, \"sun\": "
+                     "{\"direction\": [0, 1, 0], \"irradiance\": [1, 1, 1]}}",
+     {"render.lights", "'daylight' gives the sun and the sky", "excludes 'sun'"}},
+    {"5.18", LIGHTS, "\"lights\": {\"daylight\": {\"sun_elevation_deg\": 0}}",
+     {"render.lights.daylight.sun_elevation_deg", "elevation above the horizon"}},
+    {"5.19", LIGHTS, "\"lights\": {\"daylight\": {\"sun_elevation_deg\": 30, "
+                     "\"turbidity\": 12}}", {"render.lights.daylight.turbidity", "Preetham"}},
+    {"5.20", LIGHTS, "\"lights\": {\"daylight\": {}}",
+     {"render.lights.daylight.sun_elevation_deg", "required"}},
     {"5.8", CAM, "\"camera\": {\"eye\": [0, 0, 1], \"target\": [0, 0, 1]}",
      {"render.camera: eye and target coincide"}},
     {"5.16", CAM, "\"camera\": {\"eye\": [1e308, 0, 0], \"target\": [-1e308, 0, 0]}",
