@@ -66,19 +66,6 @@ static uint64_t fnv1a64(const char *s, size_t n)
     return hash;
 }
 
-/* Counts the runs of '#' and finds the first one. */
-static int hash_runs(const char *pattern, size_t *start, size_t *len)
-{
-    int runs = 0;
-    for (size_t k = 0; pattern[k]; k++) {
-        if (pattern[k] != '#' || (k > 0 && pattern[k - 1] == '#')) continue;
-        size_t n = 0;
-        while (pattern[k + n] == '#') n++;
-        if (runs++ == 0) *start = k, *len = n;
-    }
-    return runs;
-}
-
 static pw_status check_name(const sc_ctx *c, const char *name)
 {
     /* The name becomes a directory and file name in the default output paths. */
@@ -124,7 +111,7 @@ static pw_status parse_pattern(const sc_ctx *c, json_t *out, const char *key, co
     pw_status rc = sc_string(c, out, "output", key, def, dst, cap);
     if (rc != PW_OK) return rc;
     size_t start, len;
-    int runs = hash_runs(dst, &start, &len);
+    int runs = pw_frame_pattern_runs(dst, &start, &len);
     if (runs != 1)
         return sc_fail(c, at, "\"%.80s\": needs exactly one run of '#' for the frame number, "
                               "found %d", dst, runs);
@@ -206,6 +193,9 @@ static pw_status parse_doc(const sc_ctx *c, json_t *root, pw_scene *s)
         (rc = parse_frames(c, root, s)) != PW_OK)
         return rc;
     json_t *sim, *render;
+    sc_ctx at_fps = *c; /* what follows may default to the shot's frame rate */
+    at_fps.fps = s->fps;
+    c = &at_fps;
     if ((rc = sc_get_object(c, root, "", "sim", 1, &sim)) != PW_OK ||
         (rc = sc_sim(c, sim, s)) != PW_OK ||
         (rc = sc_get_object(c, root, "", "render", 1, &render)) != PW_OK ||
@@ -325,7 +315,7 @@ pw_status pw_scene_parse(const char *name, const char *json_text, size_t len,
     snprintf(out->dir, sizeof out->dir, "%s", base_dir);
     json_t *root = load_json(name, json_text, len, err);
     if (!root) return err ? err->code : PW_EFORMAT;
-    sc_ctx c = {name, base_dir, err};
+    sc_ctx c = {name, base_dir, err, 0};
     pw_status rc = parse_doc(&c, root, out);
     json_decref(root);
     return rc;
@@ -411,7 +401,7 @@ pw_status pw_scene_apply_look(pw_scene *scene, const char *look_path, pw_error *
     tmp->n_colliders = scene->n_colliders;
     char dir[4096], ignored[1024];
     dir_of(look_path, dir, sizeof dir);
-    sc_ctx c = {look_path, dir, err};
+    sc_ctx c = {look_path, dir, err, scene->fps};
     json_t *render, *merged = NULL;
     if ((rc = sc_check_keys(&c, root, "", keys_look)) == PW_OK &&
         (rc = sc_string(&c, root, "", "name", "", ignored, sizeof ignored)) == PW_OK &&
@@ -512,26 +502,6 @@ void pw_scene_default(pw_scene *out)
     /* The text is part of the program; test scene_parses_and_defaults parses it. */
     assert(rc == PW_OK);
     (void)rc;
-}
-
-pw_status pw_frame_path(const char *pattern, int frame, char *out, size_t out_size,
-                        pw_error *err)
-{
-    size_t start = 0, len = 0;
-    int runs = hash_runs(pattern, &start, &len);
-    if (runs != 1)
-        return pw_fail(err, PW_EINVAL, "frame pattern \"%.200s\": needs exactly one run of "
-                       "'#', found %d", pattern, runs);
-    if (frame < 0)
-        return pw_fail(err, PW_EINVAL, "frame pattern \"%.200s\": negative frame (%d)",
-                       pattern, frame);
-    /* The run's length is the minimum digit count; precision of %.*d zero-pads. */
-    int n = snprintf(out, out_size, "%.*s%0*d%s", (int)start, pattern, (int)len, frame,
-                     pattern + start + len);
-    if (n < 0 || (size_t)n >= out_size)
-        return pw_fail(err, PW_EINVAL, "frame pattern \"%.200s\": path for frame %d does not "
-                       "fit in %zu bytes", pattern, frame, out_size);
-    return PW_OK;
 }
 
 double pw_scene_frame_time(const pw_scene *scene, int frame)

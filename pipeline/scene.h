@@ -12,6 +12,7 @@
 #include "camera_rig.h"
 #include "collide.h"
 #include "pw_error.h"
+#include "pw_file.h" /* pw_frame_path */
 #include "pw_math.h"
 #include "pw_render.h"
 #include "pw_sim.h"
@@ -125,12 +126,6 @@ void pw_scene_default(pw_scene *out);
 
 /* The built-in default shot's JSON text (for "powder run" to show or save). */
 const char *pw_scene_default_json(void);
-
-/* Writes pattern with its one run of '#' replaced by frame, zero-padded to the run's
- * length (more digits are written in full when needed). A pattern with no '#' or more
- * than one run, a negative frame or a result longer than out_size - 1 is an error. */
-pw_status pw_frame_path(const char *pattern, int frame, char *out, size_t out_size,
-                        pw_error *err);
 
 /* Time [s] of frame f of the scene: (f - frame_start) / fps. */
 double pw_scene_frame_time(const pw_scene *scene, int frame);

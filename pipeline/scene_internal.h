@@ -20,6 +20,7 @@ typedef struct {
     const char *file; /* name used in messages */
     const char *dir;  /* base directory of relative asset paths ("" = cwd) */
     pw_error *err;
+    double fps;       /* [1/s] the shot's frames.fps, once read (OBJ sequences' default) */
 } sc_ctx;
 
 /* An allowed interval of a number: lo/hi may be -INFINITY/INFINITY; *_open excludes

@@ -23,14 +23,15 @@ static const char *const keys_box[] = {"type",     "center", "half_extents", "si
                                        "rotation", "motion", NULL};
 static const char *const keys_cylinder[] = {"type",     "center", "radius", "height",
                                             "rotation", "motion", NULL};
-static const char *const keys_mesh[] = {"type",     "center", "path", "scale",
-                                        "rotation", "motion", NULL};
+static const char *const keys_mesh[] = {"type",     "center", "path",     "scale",    "sequence",
+                                        "thickness", "rotation", "motion", NULL};
 static const char *const keys_text[] = {"type",  "center",   "text",   "font", "height",
                                         "depth", "rotation", "motion", NULL};
 static const char *const *const keys_of[] = {keys_halfspace, keys_sphere, keys_box,
                                              keys_cylinder, keys_mesh, keys_text};
 
 static const char *const keys_rotation[] = {"axis", "angle_deg", NULL};
+static const char *const keys_sequence[] = {"first", "last", "step", "fps", "start", NULL};
 static const char *const keys_key[] = {"t", "translation", "axis", "angle_deg", NULL};
 
 /* "rotation": {"axis": [..], "angle_deg": a} — the shape's fixed orientation. */
@@ -126,6 +127,57 @@ static pw_status parse_text(const sc_ctx *c, json_t *obj, const char *path, pw_s
     return sc_fail(c, font_fault ? at_font : rc == PW_EINVAL ? at_text : path, "%s", e.msg);
 }
 
+/* "sequence": {"first", "last", "step", "fps", "start"}: the mesh is the OBJ files whose
+ * numbers fill the one run of '#' in "path" (pw_mesh_seq.h). Every file must exist now;
+ * their contents are checked when the collider or surface is built, before any work. */
+static pw_status parse_sequence(const sc_ctx *c, json_t *obj, const char *path, const char *rel,
+                                pw_shape *s)
+{
+    json_t *seq;
+    char at[SC_PATH], at_path[SC_PATH];
+    sc_join(at, path, "sequence");
+    sc_join(at_path, path, "path");
+    long long first, last, step;
+    const sc_range rate = {0, 1e6, 1, 0, "the animation's frame rate [1/s]"};
+    pw_status rc = sc_get_object(c, obj, path, "sequence", 1, &seq);
+    if (rc != PW_OK || (rc = sc_check_keys(c, seq, at, keys_sequence)) != PW_OK ||
+        (rc = sc_int(c, seq, at, "first", 1, 0, 0, 100000000, "the first file's number",
+                     &first)) != PW_OK ||
+        (rc = sc_int(c, seq, at, "last", 1, 0, first, 100000000, "the last file's number "
+                     "(>= first)", &last)) != PW_OK ||
+        (rc = sc_int(c, seq, at, "step", 0, 1, 1, 100000, "the numbers between files",
+                     &step)) != PW_OK ||
+        (rc = sc_number(c, seq, at, "fps", 0, c->fps > 0 ? c->fps : 24, rate, &s->seq_fps)) ||
+        (rc = sc_number(c, seq, at, "start", 0, 0, sc_any, &s->seq_start)) != PW_OK)
+        return rc;
+    size_t run_at, run_len;
+    if (pw_frame_pattern_runs(rel, &run_at, &run_len) != 1)
+        return sc_fail(c, at_path, "\"%.200s\": a mesh sequence's path needs exactly one run "
+                                   "of '#' for the file number", rel);
+    s->seq_first = (int)first;
+    s->seq_last = (int)last;
+    s->seq_step = (int)step;
+    size_t nd = c->dir ? strlen(c->dir) : 0;
+    int n = rel[0] == '/' || nd == 0
+                ? snprintf(s->path, sizeof s->path, "%s", rel)
+                : snprintf(s->path, sizeof s->path, "%s%s%s", c->dir,
+                           c->dir[nd - 1] == '/' ? "" : "/", rel);
+    if (n < 0 || (size_t)n >= sizeof s->path)
+        return sc_fail(c, at_path, "path too long (%d bytes, at most %zu)", n, sizeof s->path - 1);
+    /* every file there and readable, so a gap stops the shot now */
+    for (long long k = first; k <= last; k += step) {
+        char file[1024], resolved[sizeof s->path];
+        pw_error e = {0};
+        if (pw_frame_path(rel, (int)k, file, sizeof file, &e) != PW_OK)
+            return sc_fail(c, at_path, "%s", e.msg);
+        if ((rc = sc_asset_path(c, at_path, file, resolved, sizeof resolved)) != PW_OK) {
+            pw_error_prefix(c->err, "file %lld of the sequence %lld..%lld", k, first, last);
+            return rc;
+        }
+    }
+    return PW_OK;
+}
+
 /* The kind-specific sizes. */
 static pw_status parse_size(const sc_ctx *c, json_t *obj, const char *path, pw_shape *s)
 {
@@ -173,11 +225,13 @@ static pw_status parse_size(const sc_ctx *c, json_t *obj, const char *path, pw_s
         char at[SC_PATH];
         sc_join(at, path, "path");
         len.what = "the mesh scale [-]";
+        sc_range thick = {0, INFINITY, 0, 1, "the shell's thickness [m]"};
         if ((rc = sc_string(c, obj, path, "path", NULL, rel, sizeof rel)) != PW_OK ||
-            (rc = sc_asset_path(c, at, rel, s->path, sizeof s->path)) != PW_OK ||
-            (rc = sc_number(c, obj, path, "scale", 0, 1, len, &s->scale)) != PW_OK)
+            (rc = sc_number(c, obj, path, "scale", 0, 1, len, &s->scale)) != PW_OK ||
+            (rc = sc_number(c, obj, path, "thickness", 0, 0, thick, &s->thickness)) != PW_OK)
             return rc;
-        return PW_OK;
+        if (json_object_get(obj, "sequence")) return parse_sequence(c, obj, path, rel, s);
+        return sc_asset_path(c, at, rel, s->path, sizeof s->path);
     }
     case PW_SHAPE_TEXT: return parse_text(c, obj, path, s);
     }
@@ -204,5 +258,15 @@ pw_status sc_shape(const sc_ctx *c, json_t *obj, const char *path, int flags, pw
         (rc = parse_rotation(c, obj, path, out)) != PW_OK ||
         (rc = parse_motion(c, obj, path, flags, out)) != PW_OK)
         return rc;
+    char at[SC_PATH];
+    if ((flags & SC_SHAPE_NO_MOTION) && pw_shape_is_sequence(out)) {
+        sc_join(at, path, "sequence");
+        return sc_fail(c, at, "snow bodies are seeded at t = 0 from one mesh: a mesh sequence "
+                              "is for colliders and surfaces");
+    }
+    if ((flags & SC_SHAPE_NO_MOTION) && out->thickness > 0) {
+        sc_join(at, path, "thickness");
+        return sc_fail(c, at, "a snow body fills a closed mesh: 'thickness' is for colliders");
+    }
     return PW_OK;
 }

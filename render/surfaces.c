@@ -384,7 +384,7 @@ static pw_status add_surface(pw_surfaces *s, const pw_surface_desc *d, int id, d
     case PW_SHAPE_MESH:
     case PW_SHAPE_TEXT: {
         pw_mesh m = {0};
-        pw_status rc = pw_shape_mesh(sh, &m, err);
+        pw_status rc = pw_shape_mesh_at(sh, t, &m, err); /* a sequence at the frame's time */
         if (rc != PW_OK) {
             pw_error_prefix(err, "surface %d", id);
             return rc;

@@ -3,11 +3,13 @@
 #include <string.h>
 
 #include "collide.h"
+#include "mesh_deform.h"
 #include "mesh_sdf.h"
 
 typedef struct {
     pw_collider_desc d;
-    pw_mesh_sdf *sdf;   /* owned; NULL for the analytic kinds */
+    pw_mesh_sdf *sdf;   /* owned; a rigid closed mesh's distance grid */
+    pw_mesh_deform *deform; /* owned; an OBJ sequence or a shell (mesh_deform.h) */
     pw_shape_pose pose; /* at pose_t (pw_colliders_pose_at) */
 } collider;
 
@@ -25,10 +27,16 @@ struct pw_colliders {
 
 /* ---- helpers ----------------------------------------------------------------- */
 
+/* Past this many cells from a deforming mesh's bounds a query may answer with a lower
+ * bound of the distance (mesh_deform.h): farther than any caller compares. */
+#define DEFORM_EXACT_CELLS 32
+
 /* signed distance [m] and world unit normal of one collider at x, time t; the pose comes
- * from pw_colliders_pose_at when it was formed for t (same bits as forming it here) */
-static double collider_phi(const pw_colliders *cs, const collider *c, double t, const vec3 *x,
-                           vec3 *n)
+ * from pw_colliders_pose_at when it was formed for t (same bits as forming it here). For
+ * a deforming mesh, *v_surface (may be NULL) is the world velocity of its surface at
+ * the nearest point, relative to its rigid motion; `beyond` as in pw_mesh_deform_phi. */
+static double collider_phi_v(const pw_colliders *cs, const collider *c, double t, const vec3 *x,
+                             vec3 *n, vec3 *v_surface, double beyond)
 {
     pw_shape_pose here;
     const pw_shape_pose *pose = &c->pose;
@@ -36,12 +44,21 @@ static double collider_phi(const pw_colliders *cs, const collider *c, double t, 
         pw_shape_pose_at(&c->d.shape, t, &here);
         pose = &here;
     }
-    if (!c->sdf) return pw_shape_sdf_posed(&c->d.shape, pose, x, n);
+    if (v_surface) *v_surface = v3_zero();
+    if (!c->sdf && !c->deform) return pw_shape_sdf_posed(&c->d.shape, pose, x, n);
     vec3 p = pw_shape_pose_to_body(pose, *x);
-    vec3 g;
-    double phi = pw_mesh_sdf_phi(c->sdf, p, n ? &g : NULL);
+    vec3 g, u;
+    double phi = c->sdf ? pw_mesh_sdf_phi(c->sdf, p, n ? &g : NULL)
+                        : pw_mesh_deform_phi(c->deform, p, beyond, &g, v_surface ? &u : NULL);
     if (n) *n = m3_mulv(pose->world_from_body, g);
+    if (v_surface && c->deform) *v_surface = m3_mulv(pose->world_from_body, u);
     return phi;
+}
+
+static double collider_phi(const pw_colliders *cs, const collider *c, double t, const vec3 *x,
+                           vec3 *n)
+{
+    return collider_phi_v(cs, c, t, x, n, NULL, DEFORM_EXACT_CELLS * cs->h);
 }
 
 /* ---- public ------------------------------------------------------------------ */
@@ -64,7 +81,10 @@ pw_colliders *pw_colliders_create(double h, pw_error *err)
 void pw_colliders_destroy(pw_colliders *c)
 {
     if (!c) return;
-    for (int i = 0; i < c->n; i++) pw_mesh_sdf_destroy(c->c[i].sdf);
+    for (int i = 0; i < c->n; i++) {
+        pw_mesh_sdf_destroy(c->c[i].sdf);
+        pw_mesh_deform_destroy(c->c[i].deform);
+    }
     free(c->c);
     free(c);
 }
@@ -94,7 +114,11 @@ pw_status pw_colliders_add(pw_colliders *c, const pw_collider_desc *desc, pw_err
                            "(%g, %g, %g m)", idx, s->half_extents.x, s->half_extents.y,
                            s->half_extents.z);
         break;
-    case PW_SHAPE_MESH: break;
+    case PW_SHAPE_MESH:
+        if (!(s->thickness >= 0) || !isfinite(s->thickness))
+            return pw_fail(err, PW_EINVAL, "collider %d: mesh thickness must be >= 0 (%g m)", idx,
+                           s->thickness);
+        break;
     case PW_SHAPE_TEXT:
         if (!(s->text_height > 0 && s->text_depth > 0) ||
             !isfinite(s->text_height * s->text_depth))
@@ -111,8 +135,14 @@ pw_status pw_colliders_add(pw_colliders *c, const pw_collider_desc *desc, pw_err
             return pw_fail(err, PW_EINVAL, "collider %d: keyframe %d time %g s before the "
                            "previous one", idx, k, s->keys[k].t);
 
-    collider nc = {.d = *desc, .sdf = NULL};
-    if (pw_shape_is_mesh(s)) {
+    collider nc = {.d = *desc, .sdf = NULL, .deform = NULL};
+    if (pw_shape_is_sequence(s) || (s->kind == PW_SHAPE_MESH && s->thickness > 0)) {
+        pw_status rc = pw_mesh_deform_create(s, &nc.deform, err);
+        if (rc != PW_OK) {
+            pw_error_prefix(err, "collider %d", idx);
+            return rc;
+        }
+    } else if (pw_shape_is_mesh(s)) {
         pw_status rc = pw_mesh_sdf_of_shape(s, 0.5 * c->h, MESH_MARGIN_CELLS * c->h, &nc.sdf, err);
         if (rc != PW_OK) return rc;
     }
@@ -121,6 +151,7 @@ pw_status pw_colliders_add(pw_colliders *c, const pw_collider_desc *desc, pw_err
         collider *grown = realloc(c->c, (size_t)cap * sizeof *grown);
         if (!grown) {
             pw_mesh_sdf_destroy(nc.sdf);
+            pw_mesh_deform_destroy(nc.deform);
             return pw_fail(err, PW_ENOMEM, "collider %d: out of memory", idx);
         }
         c->c = grown;
@@ -135,7 +166,11 @@ int pw_colliders_count(const pw_colliders *c) { return c->n; }
 void pw_colliders_pose_at(pw_colliders *c, double t)
 {
     if (c->posed && c->pose_t == t) return; /* (grid and particle collisions share t) */
-    for (int i = 0; i < c->n; i++) pw_shape_pose_at(&c->c[i].d.shape, t, &c->c[i].pose);
+    for (int i = 0; i < c->n; i++) {
+        pw_shape_pose_at(&c->c[i].d.shape, t, &c->c[i].pose);
+        /* a refit allocates nothing, so after pw_mesh_deform_create this cannot fail */
+        if (c->c[i].deform) pw_mesh_deform_at(c->c[i].deform, t, NULL);
+    }
     c->posed = 1;
     c->pose_t = t;
 }
@@ -153,10 +188,11 @@ double pw_colliders_moving_phi(const pw_colliders *c, double t, vec3 x, double *
     *speed = 0;
     for (int i = 0; i < c->n; i++) {
         const collider *co = &c->c[i];
-        if (co->d.shape.n_keys == 0) continue;
-        double u = v3_length(pw_shape_velocity(&co->d.shape, t, x));
+        if (co->d.shape.n_keys == 0 && !co->deform) continue;
+        vec3 v_surface;
+        double d = collider_phi_v(c, co, t, &x, NULL, &v_surface, DEFORM_EXACT_CELLS * c->h);
+        double u = v3_length(v3_add(pw_shape_velocity(&co->d.shape, t, x), v_surface));
         if (!(u > 0)) continue;
-        double d = collider_phi(c, co, t, &x, NULL);
         if (d < phi) {
             phi = d;
             *speed = u;
@@ -173,11 +209,11 @@ pw_contact pw_colliders_apply(const pw_colliders *c, double t, vec3 x, vec3 *v, 
     vec3 kept = v3_zero();
     for (int i = 0; i < c->n; i++) {
         const collider *co = &c->c[i];
-        vec3 n;
-        if (!(collider_phi(c, co, t, &x, &n) <= 0)) continue;
+        vec3 n, v_surface;
+        if (!(collider_phi_v(c, co, t, &x, &n, &v_surface, 0) <= 0)) continue;
         pw_contact k;
-        *v = pw_collide_velocity(*v, pw_shape_velocity(&co->d.shape, t, x), n, co->d.friction,
-                                 co->d.sticky, &k);
+        vec3 v_co = v3_add(pw_shape_velocity(&co->d.shape, t, x), v_surface);
+        *v = pw_collide_velocity(*v, v_co, n, co->d.friction, co->d.sticky, &k);
         if (k == PW_CONTACT_NORMAL && kind == PW_CONTACT_NORMAL && v3_dot(n, kept) < 1 - 1e-12)
             k = PW_CONTACT_ALL; /* two planes constrain more than one normal can say */
         if (k > kind) kind = k;

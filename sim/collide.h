@@ -1,6 +1,9 @@
 /* collide.h — collision objects as level sets (Stomakhin et al. 2013, section 8):
  * analytic shapes from pw_shape.h and closed OBJ meshes turned into signed-distance
- * grids; static or moving rigidly along keyframes; Coulomb friction or sticky. */
+ * grids, static or moving rigidly along keyframes; deforming meshes (OBJ sequences) and
+ * shells (meshes with a thickness) by exact distances to their triangles, moving with
+ * their vertices (mesh_deform.h); Coulomb friction or sticky, relative to the
+ * collider's velocity where the snow touches it. */
 #ifndef PW_COLLIDE_H
 #define PW_COLLIDE_H
 
@@ -26,8 +29,9 @@ int pw_colliders_count(const pw_colliders *c);
 
 /* Forms every collider's pose at time t once, for the calls at t that follow (a step
  * asks each node and particle, and forming the pose per point showed in the step's
- * profile: sim/docs/step-speed.md, second round). Not thread safe: call it before the
- * parallel loops. Calls at other times form their own. */
+ * profile: sim/docs/step-speed.md, second round), and moves deforming meshes to t. Not
+ * thread safe: call it before the parallel loops. Calls at other times form their own
+ * rigid pose, but ask a deforming mesh where the last call put it. */
 void pw_colliders_pose_at(pw_colliders *c, double t);
 
 /* Signed distance [m] to the union of all colliders at x and time t (minimum). */

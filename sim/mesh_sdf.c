@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "mesh_sdf.h"
+#include "tri_mesh.h"
 
 /* Half-width of the exact band in cells; at least 1 keeps step 3's argument valid. */
 #define NARROW_BAND_CELLS 2
@@ -38,150 +39,6 @@ struct pw_mesh_sdf {
     size_t band_tests; /* point-triangle distances the narrow band evaluated */
 };
 
-typedef struct {
-    uint32_t a, b;  /* vertex indices, a < b */
-    uint32_t slot;  /* 3 * triangle + local edge */
-    int dir;        /* +1 when the triangle runs a -> b */
-} edge_rec;
-
-/* mesh in double precision with the pseudo-normals that sign distances */
-typedef struct {
-    size_t nv, nt;
-    vec3 *v;          /* scaled vertices */
-    uint32_t *t;      /* 3 per triangle, outward (counter-clockwise seen from outside) */
-    vec3 *n_face;     /* unit face normals (zero for degenerate triangles) */
-    vec3 *n_vertex;   /* angle-weighted vertex pseudo-normals */
-    vec3 *n_edge;     /* per slot 3t+e: sum of the two adjacent face normals */
-} tri_mesh;
-
-/* ---- closedness and orientation ------------------------------------------------- */
-
-static int edge_cmp(const void *pa, const void *pb)
-{
-    const edge_rec *x = pa, *y = pb;
-    if (x->a != y->a) return x->a < y->a ? -1 : 1;
-    if (x->b != y->b) return x->b < y->b ? -1 : 1;
-    return x->slot < y->slot ? -1 : (x->slot > y->slot);
-}
-
-/* Pairs every edge with its twin; fills n_edge. Vertex numbers in messages are the
- * OBJ's (1-based). */
-static pw_status pair_edges(tri_mesh *m, const char *name, pw_error *err)
-{
-    size_t ne = 3 * m->nt;
-    edge_rec *e = malloc(ne * sizeof *e);
-    if (!e) return pw_fail(err, PW_ENOMEM, "%s: out of memory for %zu edges", name, ne);
-    for (size_t t = 0; t < m->nt; t++)
-        for (int k = 0; k < 3; k++) {
-            uint32_t a = m->t[3 * t + k], b = m->t[3 * t + (k + 1) % 3];
-            edge_rec r = {a < b ? a : b, a < b ? b : a, (uint32_t)(3 * t + k), a < b ? 1 : -1};
-            e[3 * t + k] = r;
-        }
-    qsort(e, ne, sizeof *e, edge_cmp);
-    pw_status rc = PW_OK;
-    for (size_t i = 0; i < ne && rc == PW_OK;) {
-        size_t j = i;
-        while (j < ne && e[j].a == e[i].a && e[j].b == e[i].b) j++;
-        if (j - i != 2) {
-            rc = pw_fail(err, PW_EFORMAT,
-                         "%s: mesh is not closed: edge between vertices %u and %u belongs to %zu "
-                         "triangle(s) (must be 2)",
-                         name, e[i].a + 1, e[i].b + 1, j - i);
-        } else if (e[i].dir == e[i + 1].dir) {
-            rc = pw_fail(err, PW_EFORMAT,
-                         "%s: inconsistent orientation: triangles %u and %u run the edge between "
-                         "vertices %u and %u the same way",
-                         name, e[i].slot / 3 + 1, e[i + 1].slot / 3 + 1, e[i].a + 1, e[i].b + 1);
-        } else {
-            vec3 s = v3_add(m->n_face[e[i].slot / 3], m->n_face[e[i + 1].slot / 3]);
-            m->n_edge[e[i].slot] = s;
-            m->n_edge[e[i + 1].slot] = s;
-        }
-        i = j;
-    }
-    free(e);
-    return rc;
-}
-
-static void compute_normals(tri_mesh *m)
-{
-    for (size_t i = 0; i < m->nv; i++) m->n_vertex[i] = v3_zero();
-    for (size_t t = 0; t < m->nt; t++) {
-        const uint32_t *f = &m->t[3 * t];
-        vec3 c = v3_cross(v3_sub(m->v[f[1]], m->v[f[0]]), v3_sub(m->v[f[2]], m->v[f[0]]));
-        double l = v3_length(c);
-        m->n_face[t] = l > 0 ? v3_scale(c, 1.0 / l) : v3_zero();
-        for (int k = 0; k < 3; k++) {
-            vec3 p = m->v[f[k]];
-            vec3 e1 = v3_sub(m->v[f[(k + 1) % 3]], p), e2 = v3_sub(m->v[f[(k + 2) % 3]], p);
-            double angle = atan2(v3_length(v3_cross(e1, e2)), v3_dot(e1, e2));
-            m->n_vertex[f[k]] = v3_madd(m->n_vertex[f[k]], m->n_face[t], angle);
-        }
-    }
-}
-
-/* ---- exact point-triangle distance ------------------------------------------------ */
-
-/* feature codes: 0..2 vertex a, b, c; 3 edge ab, 4 edge bc, 5 edge ca; 6 face */
-static vec3 closest_on_segment(vec3 p, vec3 a, vec3 b, double *d2)
-{
-    vec3 ab = v3_sub(b, a);
-    double l2 = v3_length2(ab), s = l2 > 0 ? v3_dot(v3_sub(p, a), ab) / l2 : 0;
-    s = fmin(fmax(s, 0.0), 1.0);
-    vec3 q = v3_madd(a, ab, s);
-    *d2 = v3_length2(v3_sub(p, q));
-    return q;
-}
-
-/* Closest point to p on triangle abc and its feature (Ericson 2005, 5.1.5, with a
- * fallback to the edges for degenerate triangles). */
-static vec3 closest_on_triangle(vec3 p, vec3 a, vec3 b, vec3 c, int *feature)
-{
-    vec3 ab = v3_sub(b, a), ac = v3_sub(c, a), ap = v3_sub(p, a);
-    double d1 = v3_dot(ab, ap), d2 = v3_dot(ac, ap);
-    if (d1 <= 0 && d2 <= 0) return *feature = 0, a;
-    vec3 bp = v3_sub(p, b);
-    double d3 = v3_dot(ab, bp), d4 = v3_dot(ac, bp);
-    if (d3 >= 0 && d4 <= d3) return *feature = 1, b;
-    double vc = d1 * d4 - d3 * d2;
-    if (vc <= 0 && d1 >= 0 && d3 <= 0 && d1 - d3 > 0)
-        return *feature = 3, v3_madd(a, ab, d1 / (d1 - d3));
-    vec3 cp = v3_sub(p, c);
-    double d5 = v3_dot(ab, cp), d6 = v3_dot(ac, cp);
-    if (d6 >= 0 && d5 <= d6) return *feature = 2, c;
-    double vb = d5 * d2 - d1 * d6;
-    if (vb <= 0 && d2 >= 0 && d6 <= 0 && d2 - d6 > 0)
-        return *feature = 5, v3_madd(a, ac, d2 / (d2 - d6));
-    double va = d3 * d6 - d5 * d4;
-    if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0 && (d4 - d3) + (d5 - d6) > 0)
-        return *feature = 4, v3_madd(b, v3_sub(c, b), (d4 - d3) / ((d4 - d3) + (d5 - d6)));
-    double denom = va + vb + vc;
-    if (denom > 0) {
-        *feature = 6;
-        return v3_add(a, v3_add(v3_scale(ab, vb / denom), v3_scale(ac, vc / denom)));
-    }
-    /* degenerate (zero-area) triangle: nearest of its three edges */
-    double da, db, dc;
-    vec3 qa = closest_on_segment(p, a, b, &da), qb = closest_on_segment(p, b, c, &db),
-         qc = closest_on_segment(p, c, a, &dc);
-    if (da <= db && da <= dc) return *feature = 3, qa;
-    if (db <= dc) return *feature = 4, qb;
-    return *feature = 5, qc;
-}
-
-static vec3 feature_normal(const tri_mesh *m, size_t t, int feature)
-{
-    switch (feature) {
-    case 0:
-    case 1:
-    case 2: return m->n_vertex[m->t[3 * t + feature]];
-    case 3: return m->n_edge[3 * t + 0];
-    case 4: return m->n_edge[3 * t + 1];
-    case 5: return m->n_edge[3 * t + 2];
-    default: return m->n_face[t];
-    }
-}
-
 /* ---- grid construction ------------------------------------------------------------ */
 
 static size_t node_index(const pw_mesh_sdf *s, int i, int j, int k)
@@ -190,7 +47,7 @@ static size_t node_index(const pw_mesh_sdf *s, int i, int j, int k)
 }
 
 /* Step 2: exact distances and pseudo-normal signs near each triangle. */
-static void narrow_band(pw_mesh_sdf *s, const tri_mesh *m, float *dist, int8_t *sgn, float *cp)
+static void narrow_band(pw_mesh_sdf *s, const pw_tri_mesh *m, float *dist, int8_t *sgn, float *cp)
 {
     double band = NARROW_BAND_CELLS * s->dx;
     for (size_t t = 0; t < m->nt; t++) {
@@ -212,14 +69,14 @@ static void narrow_band(pw_mesh_sdf *s, const tri_mesh *m, float *dist, int8_t *
                 for (int i = i0[0]; i <= i1[0]; i++) {
                     vec3 p = v3_add(s->origin, v3(i * s->dx, j * s->dx, k * s->dx));
                     int feature;
-                    vec3 q = closest_on_triangle(p, a, b, c, &feature);
+                    vec3 q = pw_tri_closest(p, a, b, c, &feature);
                     vec3 pq = v3_sub(p, q);
                     double d = v3_length(pq);
                     size_t id = node_index(s, i, j, k);
                     if (d < dist[id]) {
                         dist[id] = (float)d;
                         /* the sign is only final within the band (see build_grid) */
-                        sgn[id] = v3_dot(pq, feature_normal(m, t, feature)) < 0 ? -1 : 1;
+                        sgn[id] = v3_dot(pq, pw_tri_feature_normal(m, t, feature)) < 0 ? -1 : 1;
                         cp[3 * id] = (float)q.x;
                         cp[3 * id + 1] = (float)q.y;
                         cp[3 * id + 2] = (float)q.z;
@@ -306,7 +163,7 @@ static void propagate_closest(const pw_mesh_sdf *s, float *dist, const int8_t *s
     }
 }
 
-static pw_status build_grid(pw_mesh_sdf *s, const tri_mesh *m, const char *name, pw_error *err)
+static pw_status build_grid(pw_mesh_sdf *s, const pw_tri_mesh *m, const char *name, pw_error *err)
 {
     size_t total = (size_t)s->n[0] * s->n[1] * s->n[2];
     float *dist = malloc(total * sizeof *dist);
@@ -345,15 +202,6 @@ static pw_status build_grid(pw_mesh_sdf *s, const tri_mesh *m, const char *name,
 
 /* ---- public ------------------------------------------------------------------ */
 
-static void tri_mesh_free(tri_mesh *m)
-{
-    free(m->v);
-    free(m->t);
-    free(m->n_face);
-    free(m->n_vertex);
-    free(m->n_edge);
-}
-
 static pw_status setup_grid(pw_mesh_sdf *s, double dx, double margin, const char *name,
                             pw_error *err)
 {
@@ -389,7 +237,7 @@ pw_status pw_mesh_sdf_build(const pw_mesh *mesh, const char *name, double scale,
         return pw_fail(err, PW_EFORMAT, "%s: mesh has no triangles", name);
     margin = fmax(margin, 2 * dx);
 
-    tri_mesh m = {mesh->n_vertices, mesh->n_triangles, NULL, NULL, NULL, NULL, NULL};
+    pw_tri_mesh m = {mesh->n_vertices, mesh->n_triangles, NULL, NULL, NULL, NULL, NULL};
     m.v = malloc(m.nv * sizeof *m.v);
     m.t = malloc(3 * m.nt * sizeof *m.t);
     m.n_face = malloc(m.nt * sizeof *m.n_face);
@@ -425,8 +273,8 @@ pw_status pw_mesh_sdf_build(const pw_mesh *mesh, const char *name, double scale,
             m.t[3 * t + 2] = tmp;
         }
     s->volume = fabs(vol);
-    compute_normals(&m);
-    if ((rc = pair_edges(&m, name, err)) != PW_OK) goto done;
+    pw_tri_normals(&m);
+    if ((rc = pw_tri_pair_edges(&m, name, NULL, err)) != PW_OK) goto done;
     if (!(s->volume > 0)) {
         rc = pw_fail(err, PW_EFORMAT, "%s: closed mesh encloses no volume (%g m^3)", name, vol);
         goto done;
@@ -434,7 +282,7 @@ pw_status pw_mesh_sdf_build(const pw_mesh *mesh, const char *name, double scale,
     if ((rc = setup_grid(s, dx, margin, name, err)) != PW_OK) goto done;
     rc = build_grid(s, &m, name, err);
 done:
-    tri_mesh_free(&m);
+    pw_tri_mesh_free(&m);
     if (rc != PW_OK) {
         pw_mesh_sdf_destroy(s);
         return rc;

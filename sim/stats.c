@@ -298,6 +298,7 @@ static pw_status densities(const pw_stats_particles *p, pw_frame_stats *st, pw_e
     for (size_t i = 0; i < p->n; i++)
         if (!(p->rho ? p->rho[i] > 0 : p->V0[i] > 0)) return PW_OK;
     double *rho = malloc(p->n * sizeof *rho);
+        pw_colliders_pose_at(c, t); /* (a deforming mesh is asked where this puts it) */
     if (!rho) return pw_fail(err, PW_ENOMEM, "stats: out of memory for %zu densities", p->n);
     size_t ice = 0;
     for (size_t i = 0; i < p->n; i++) {

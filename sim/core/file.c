@@ -173,3 +173,35 @@ pw_status pw_path_format(char *out, size_t n, pw_error *err, const char *fmt, ..
         return pw_fail(err, PW_EINVAL, "%.200s...: path longer than %zu bytes", out, n - 1);
     return PW_OK;
 }
+
+int pw_frame_pattern_runs(const char *pattern, size_t *start, size_t *len)
+{
+    int runs = 0;
+    for (size_t k = 0; pattern[k]; k++) {
+        if (pattern[k] != '#' || (k > 0 && pattern[k - 1] == '#')) continue;
+        size_t n = 0;
+        while (pattern[k + n] == '#') n++;
+        if (runs++ == 0) *start = k, *len = n;
+    }
+    return runs;
+}
+
+pw_status pw_frame_path(const char *pattern, int frame, char *out, size_t out_size,
+                        pw_error *err)
+{
+    size_t start = 0, len = 0;
+    int runs = pw_frame_pattern_runs(pattern, &start, &len);
+    if (runs != 1)
+        return pw_fail(err, PW_EINVAL, "frame pattern \"%.200s\": needs exactly one run of "
+                       "'#', found %d", pattern, runs);
+    if (frame < 0)
+        return pw_fail(err, PW_EINVAL, "frame pattern \"%.200s\": negative frame (%d)",
+                       pattern, frame);
+    /* The run's length is the minimum digit count; precision of %.*d zero-pads. */
+    int n = snprintf(out, out_size, "%.*s%0*d%s", (int)start, pattern, (int)len, frame,
+                     pattern + start + len);
+    if (n < 0 || (size_t)n >= out_size)
+        return pw_fail(err, PW_EINVAL, "frame pattern \"%.200s\": path for frame %d does not "
+                       "fit in %zu bytes", pattern, frame, out_size);
+    return PW_OK;
+}

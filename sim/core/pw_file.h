@@ -36,6 +36,16 @@ void pw_atomic_tmp_name(const char *path, char *tmp, size_t tmp_size);
 /* fsync(tmp), rename(tmp, path), fsync the directory; removes tmp on failure. */
 pw_status pw_atomic_rename(const char *tmp, const char *path, pw_error *err);
 
+/* Writes pattern with its one run of '#' replaced by frame, zero-padded to the run's
+ * length (more digits are written in full when needed). A pattern with no '#' or more
+ * than one run, a negative frame or a result longer than out_size - 1 is an error.
+ * Caches, frames and OBJ sequences are named so. */
+pw_status pw_frame_path(const char *pattern, int frame, char *out, size_t out_size,
+                        pw_error *err);
+
+/* The number of runs of '#' in pattern, and where the first starts and how long it is. */
+int pw_frame_pattern_runs(const char *pattern, size_t *start, size_t *len);
+
 /* Creates dir and its parents (mkdir -p). */
 pw_status pw_mkdir_p(const char *dir, pw_error *err);
 

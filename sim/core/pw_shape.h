@@ -52,6 +52,17 @@ typedef struct {
     char text[PW_TEXT_MAX_BYTES]; /* text: one line of UTF-8 */
     double text_height;  /* [m] text: height of the capitals */
     double text_depth;   /* [m] text: extrusion along local z */
+    /* A mesh given as a sequence of OBJ files, one per animation frame (pw_mesh_seq.h):
+     * `path` holds one run of '#', replaced by the file number; file k (number
+     * seq_first + k seq_step, up to seq_last) is the mesh at t = seq_start + k seq_step /
+     * seq_fps. seq_step = 0: one OBJ, no sequence. */
+    int seq_first, seq_last, seq_step;
+    double seq_fps;      /* [1/s] the animation's frame rate */
+    double seq_start;    /* [s] time of the first file */
+    /* [m] > 0: the mesh is a shell this thick (open meshes, a character's body): a
+     * collider whose solid is every point within thickness / 2 of a triangle. 0: the
+     * mesh must be closed, and its inside is solid. */
+    double thickness;
     int n_keys;          /* 0 = static */
     pw_keyframe keys[PW_SHAPE_MAX_KEYS]; /* sorted by t; linear in translation,
                                             slerp in rotation; held before/after */
@@ -74,11 +85,21 @@ static inline int pw_shape_is_mesh(const pw_shape *s)
     return s->kind == PW_SHAPE_MESH || s->kind == PW_SHAPE_TEXT;
 }
 
+/* 1 for a mesh whose shape changes over time (an OBJ sequence). */
+static inline int pw_shape_is_sequence(const pw_shape *s)
+{
+    return s->kind == PW_SHAPE_MESH && s->seq_step > 0;
+}
+
 /* The triangles of a mesh or text shape in its body frame, before `scale` (the OBJ as
- * read; the text's outlines extruded, flattened within PW_TEXT_TOLERANCE of its
+ * read, an OBJ sequence's first file; the text's outlines extruded, flattened within PW_TEXT_TOLERANCE of its
  * height). On success *out is the caller's (pw_mesh_free). Errors name the OBJ file or
  * the font (pw_obj_read, pw_text_outline_create). Thread safe. */
 pw_status pw_shape_mesh(const pw_shape *s, pw_mesh *out, pw_error *err);
+
+/* Same at time t [s]: an OBJ sequence's mesh where its animation has it (the files
+ * around t, pw_mesh_seq.h), any other shape's pw_shape_mesh. */
+pw_status pw_shape_mesh_at(const pw_shape *s, double t, pw_mesh *out, pw_error *err);
 
 /* A short name of the shape's asset for messages: the OBJ path, or the text in quotes. */
 void pw_shape_mesh_name(const pw_shape *s, char *out, size_t cap);

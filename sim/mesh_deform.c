@@ -1,0 +1,408 @@
+/* mesh_deform.c — deforming and shell mesh colliders by closest-point queries
+ * (mesh_deform.h). */
+#include <embree3/rtcore.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mesh_deform.h"
+#include "pw_mesh_seq.h"
+#include "tri_mesh.h"
+
+typedef struct {
+    RTCScene scene;
+    RTCGeometry geom;
+    uint32_t *tri;  /* the mesh's triangle index of each of the component's primitives */
+    size_t nt;
+    uint32_t *vert; /* the mesh's vertex indices the component uses */
+    size_t nv;
+    vec3 lo, hi;    /* [m] bounds at the current time */
+} component;
+
+struct pw_mesh_deform {
+    pw_shape shape;
+    pw_mesh_seq seq;     /* every file of a sequence; none for a still shell */
+    pw_tri_mesh m;       /* positions at time t, triangles facing out, pseudo-normals */
+    uint32_t *twin;      /* closed meshes: each edge slot's twin slot */
+    vec3 *vel;           /* [m/s] vertex velocities at time t */
+    float *fv;           /* Embree's vertex buffer, shared by every component's geometry */
+    int closed;          /* 0: a shell of half thickness ht */
+    double ht;           /* [m] */
+    int nc;
+    component *c;
+    RTCDevice device;
+    double t;            /* [s] NAN until placed */
+};
+
+/* ---- setup --------------------------------------------------------------------- */
+
+/* components by union-find over the triangles' vertices, numbered in the order of their
+ * first triangle (so the same mesh always splits the same way) */
+static pw_status split_components(pw_mesh_deform *d, uint32_t **comp_of_tri, pw_error *err)
+{
+    size_t nv = d->m.nv, nt = d->m.nt;
+    uint32_t *parent = malloc(nv * sizeof *parent);
+    uint32_t *label = malloc(nv * sizeof *label);
+    uint32_t *ct = malloc(nt * sizeof *ct);
+    if (!parent || !label || !ct) {
+        free(parent), free(label), free(ct);
+        return pw_fail(err, PW_ENOMEM, "%s: out of memory for %zu triangles", d->shape.path, nt);
+    }
+    for (size_t i = 0; i < nv; i++) parent[i] = (uint32_t)i, label[i] = UINT32_MAX;
+    for (size_t t = 0; t < nt; t++)
+        for (int k = 1; k < 3; k++) {
+            uint32_t a = d->m.t[3 * t], b = d->m.t[3 * t + k];
+            while (parent[a] != a) a = parent[a] = parent[parent[a]];
+            while (parent[b] != b) b = parent[b] = parent[parent[b]];
+            if (a != b) parent[a < b ? b : a] = a < b ? a : b;
+        }
+    int nc = 0;
+    for (size_t t = 0; t < nt; t++) {
+        uint32_t r = d->m.t[3 * t];
+        while (parent[r] != r) r = parent[r];
+        if (label[r] == UINT32_MAX) label[r] = (uint32_t)nc++;
+        ct[t] = label[r];
+    }
+    free(parent);
+    free(label);
+    *comp_of_tri = ct;
+    d->nc = nc;
+    return PW_OK;
+}
+
+/* flips every component that faces inward, from its signed volume (divergence theorem) */
+static pw_status orient_components(pw_mesh_deform *d, const uint32_t *ct, pw_error *err)
+{
+    double *vol = calloc((size_t)d->nc, sizeof *vol);
+    if (!vol) return pw_fail(err, PW_ENOMEM, "%s: out of memory", d->shape.path);
+    const vec3 *v = d->m.v;
+    for (size_t t = 0; t < d->m.nt; t++) {
+        const uint32_t *f = &d->m.t[3 * t];
+        vol[ct[t]] += v3_dot(v[f[0]], v3_cross(v[f[1]], v[f[2]])) / 6.0;
+    }
+    pw_status rc = PW_OK;
+    for (int k = 0; k < d->nc && rc == PW_OK; k++)
+        if (!(fabs(vol[k]) > 0))
+            rc = pw_fail(err, PW_EFORMAT, "%s: part %d of the mesh encloses no volume",
+                         d->shape.path, k + 1);
+    for (size_t t = 0; t < d->m.nt && rc == PW_OK; t++)
+        if (vol[ct[t]] < 0) {
+            uint32_t *f = &d->m.t[3 * t], tmp = f[1];
+            f[1] = f[2];
+            f[2] = tmp;
+        }
+    free(vol);
+    return rc;
+}
+
+static pw_status build_components(pw_mesh_deform *d, const uint32_t *ct, pw_error *err)
+{
+    d->c = calloc((size_t)d->nc, sizeof *d->c);
+    uint8_t *seen = calloc(d->m.nv, 1);
+    if (!d->c || !seen) {
+        free(seen);
+        return pw_fail(err, PW_ENOMEM, "%s: out of memory", d->shape.path);
+    }
+    for (size_t t = 0; t < d->m.nt; t++) d->c[ct[t]].nt++;
+    pw_status rc = PW_OK;
+    for (int k = 0; k < d->nc && rc == PW_OK; k++) {
+        component *c = &d->c[k];
+        c->tri = malloc(c->nt * sizeof *c->tri);
+        c->vert = malloc(3 * c->nt * sizeof *c->vert);
+        if (!c->tri || !c->vert) rc = pw_fail(err, PW_ENOMEM, "%s: out of memory", d->shape.path);
+        c->nt = 0;
+    }
+    for (size_t t = 0; t < d->m.nt && rc == PW_OK; t++) {
+        component *c = &d->c[ct[t]];
+        c->tri[c->nt++] = (uint32_t)t;
+        for (int j = 0; j < 3; j++) {
+            uint32_t v = d->m.t[3 * t + j];
+            if (!seen[v]) seen[v] = 1, c->vert[c->nv++] = v;
+        }
+    }
+    free(seen);
+    for (int k = 0; k < d->nc && rc == PW_OK; k++) {
+        component *c = &d->c[k];
+        c->scene = rtcNewScene(d->device);
+        c->geom = c->scene ? rtcNewGeometry(d->device, RTC_GEOMETRY_TYPE_TRIANGLE) : NULL;
+        unsigned *ib = c->geom ? rtcSetNewGeometryBuffer(c->geom, RTC_BUFFER_TYPE_INDEX, 0,
+                                                         RTC_FORMAT_UINT3, 3 * sizeof(unsigned),
+                                                         c->nt)
+                               : NULL;
+        if (!ib) {
+            rc = pw_fail(err, PW_ENOMEM, "%s: Embree cannot hold part %d (%zu triangles): "
+                         "error %d", d->shape.path, k + 1, c->nt, (int)rtcGetDeviceError(d->device));
+            break;
+        }
+        for (size_t i = 0; i < c->nt; i++)
+            for (int j = 0; j < 3; j++) ib[3 * i + j] = d->m.t[3 * c->tri[i] + j];
+        rtcSetSharedGeometryBuffer(c->geom, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3, d->fv, 0,
+                                   3 * sizeof(float), d->m.nv);
+        /* the triangles keep their neighbours as the mesh moves: refit, do not rebuild */
+        rtcSetGeometryBuildQuality(c->geom, RTC_BUILD_QUALITY_REFIT);
+        rtcSetSceneFlags(c->scene, RTC_SCENE_FLAG_DYNAMIC);
+        rtcAttachGeometry(c->scene, c->geom);
+    }
+    return rc;
+}
+
+/* the pose at t: positions, velocities, normals, bounds and the refitted hierarchies */
+static pw_status place(pw_mesh_deform *d, double t, pw_error *err)
+{
+    pw_tri_mesh *m = &d->m;
+    if (pw_shape_is_sequence(&d->shape)) pw_mesh_seq_eval(&d->seq, &d->shape, t, m->v, d->vel);
+    for (size_t i = 0; i < m->nv; i++) {
+        d->fv[3 * i + 0] = (float)m->v[i].x;
+        d->fv[3 * i + 1] = (float)m->v[i].y;
+        d->fv[3 * i + 2] = (float)m->v[i].z;
+    }
+    pw_tri_normals(m);
+    if (d->closed) {
+        for (size_t s = 0; s < 3 * m->nt; s++)
+            m->n_edge[s] = v3_add(m->n_face[s / 3], m->n_face[d->twin[s] / 3]);
+    }
+    for (int k = 0; k < d->nc; k++) {
+        component *c = &d->c[k];
+        c->lo = v3(INFINITY, INFINITY, INFINITY);
+        c->hi = v3(-INFINITY, -INFINITY, -INFINITY);
+        for (size_t i = 0; i < c->nv; i++) {
+            c->lo = v3_min(c->lo, m->v[c->vert[i]]);
+            c->hi = v3_max(c->hi, m->v[c->vert[i]]);
+        }
+        if (!isnan(d->t)) rtcUpdateGeometryBuffer(c->geom, RTC_BUFFER_TYPE_VERTEX, 0);
+        rtcCommitGeometry(c->geom);
+        rtcCommitScene(c->scene);
+    }
+    enum RTCError e = rtcGetDeviceError(d->device);
+    if (e != RTC_ERROR_NONE)
+        return pw_fail(err, PW_ENOMEM, "%s: Embree error %d placing the mesh at t = %g s",
+                       d->shape.path, (int)e, t);
+    d->t = t;
+    return PW_OK;
+}
+
+pw_status pw_mesh_deform_create(const pw_shape *s, pw_mesh_deform **out, pw_error *err)
+{
+    *out = NULL;
+    pw_mesh_deform *d = calloc(1, sizeof *d);
+    if (!d) return pw_fail(err, PW_ENOMEM, "%s: out of memory", s->path);
+    d->shape = *s;
+    d->t = NAN;
+    d->closed = !(s->thickness > 0);
+    d->ht = d->closed ? 0 : 0.5 * s->thickness;
+    pw_mesh first = {0};
+    pw_status rc;
+    if (pw_shape_is_sequence(s)) {
+        rc = pw_mesh_seq_read(s, -INFINITY, INFINITY, &d->seq, err);
+        if (rc == PW_OK) {
+            first.n_vertices = d->seq.n_vertices;
+            first.n_triangles = d->seq.n_triangles;
+            first.triangles = d->seq.triangles; /* borrowed */
+        }
+    } else {
+        rc = pw_shape_mesh(s, &first, err);
+    }
+    uint32_t *ct = NULL;
+    if (rc == PW_OK && (first.n_triangles == 0 || first.n_triangles > 0x7fffffff))
+        rc = pw_fail(err, PW_EFORMAT, "%s: %zu triangles (need 1 to 2^31)", s->path,
+                     first.n_triangles);
+    if (rc == PW_OK) {
+        pw_tri_mesh *m = &d->m;
+        m->nv = first.n_vertices;
+        m->nt = first.n_triangles;
+        m->v = malloc(m->nv * sizeof *m->v);
+        m->t = malloc(3 * m->nt * sizeof *m->t);
+        m->n_face = malloc(m->nt * sizeof *m->n_face);
+        m->n_vertex = malloc(m->nv * sizeof *m->n_vertex);
+        m->n_edge = malloc(3 * m->nt * sizeof *m->n_edge);
+        d->twin = malloc(3 * m->nt * sizeof *d->twin);
+        d->vel = calloc(m->nv, sizeof *d->vel);
+        d->fv = malloc((3 * m->nv + 1) * sizeof *d->fv); /* + 1: Embree reads 16 bytes */
+        if (!m->v || !m->t || !m->n_face || !m->n_vertex || !m->n_edge || !d->twin ||
+            !d->vel || !d->fv)
+            rc = pw_fail(err, PW_ENOMEM, "%s: out of memory for %zu triangles", s->path, m->nt);
+    }
+    if (rc == PW_OK) {
+        pw_tri_mesh *m = &d->m;
+        memcpy(m->t, first.triangles, 3 * m->nt * sizeof *m->t);
+        if (pw_shape_is_sequence(s))
+            pw_mesh_seq_eval(&d->seq, s, s->seq_start, m->v, NULL);
+        else
+            for (size_t i = 0; i < m->nv; i++)
+                m->v[i] = v3_scale(v3(first.vertices[3 * i], first.vertices[3 * i + 1],
+                                      first.vertices[3 * i + 2]), s->scale);
+        rc = split_components(d, &ct, err);
+    }
+    if (rc == PW_OK && d->closed) {
+        rc = orient_components(d, ct, err);
+        if (rc == PW_OK) {
+            pw_tri_normals(&d->m);
+            char name[sizeof s->path + 32];
+            if (pw_shape_is_sequence(s))
+                pw_mesh_seq_path(s, 0, name, sizeof name, NULL);
+            else
+                snprintf(name, sizeof name, "%s", s->path);
+            pw_error e = {0};
+            rc = pw_tri_pair_edges(&d->m, name, d->twin, &e);
+            if (rc != PW_OK)
+                pw_fail(err, rc, "%s (or give the mesh a 'thickness' to collide with it as a "
+                        "shell)", e.msg);
+        }
+    }
+    if (!pw_shape_is_sequence(s)) pw_mesh_free(&first);
+    if (rc == PW_OK) {
+        d->device = rtcNewDevice("threads=1"); /* small refits; the solver owns the cores */
+        if (!d->device)
+            rc = pw_fail(err, PW_EUNSUPPORTED, "%s: cannot create an Embree device (error %d)",
+                         s->path, (int)rtcGetDeviceError(NULL));
+    }
+    if (rc == PW_OK) rc = build_components(d, ct, err);
+    free(ct);
+    if (rc == PW_OK) rc = place(d, pw_shape_is_sequence(s) ? s->seq_start : 0, err);
+    if (rc != PW_OK) {
+        pw_mesh_deform_destroy(d);
+        return rc;
+    }
+    *out = d;
+    return PW_OK;
+}
+
+void pw_mesh_deform_destroy(pw_mesh_deform *d)
+{
+    if (!d) return;
+    for (int k = 0; d->c && k < d->nc; k++) {
+        if (d->c[k].geom) rtcReleaseGeometry(d->c[k].geom);
+        if (d->c[k].scene) rtcReleaseScene(d->c[k].scene);
+        free(d->c[k].tri);
+        free(d->c[k].vert);
+    }
+    free(d->c);
+    if (d->device) rtcReleaseDevice(d->device);
+    pw_mesh_seq_free(&d->seq);
+    pw_tri_mesh_free(&d->m);
+    free(d->twin);
+    free(d->vel);
+    free(d->fv);
+    free(d);
+}
+
+pw_status pw_mesh_deform_at(pw_mesh_deform *d, double t, pw_error *err)
+{
+    if (t == d->t || !pw_shape_is_sequence(&d->shape)) return PW_OK; /* (a shell stays) */
+    return place(d, t, err);
+}
+
+double pw_mesh_deform_time(const pw_mesh_deform *d) { return d->t; }
+size_t pw_mesh_deform_triangles(const pw_mesh_deform *d) { return d->m.nt; }
+int pw_mesh_deform_components(const pw_mesh_deform *d) { return d->nc; }
+
+/* ---- queries ------------------------------------------------------------------- */
+
+typedef struct {
+    const pw_mesh_deform *d;
+    const component *c;
+    vec3 p;
+    double d2;    /* [m^2] nearest so far */
+    uint32_t tri; /* its triangle, UINT32_MAX for none */
+    int feature;
+    vec3 q;       /* its point */
+} nearest;
+
+/* Embree calls this for every triangle the query's sphere reaches. Ties go to the lower
+ * triangle index, so the answer does not depend on the order the tree is walked in; the
+ * sphere is kept a little wider than the nearest distance for the same reason (Embree
+ * tests the tree in single precision). */
+static bool visit_triangle(struct RTCPointQueryFunctionArguments *args)
+{
+    nearest *n = args->userPtr;
+    uint32_t t = n->c->tri[args->primID];
+    const uint32_t *f = &n->d->m.t[3 * t];
+    const vec3 *v = n->d->m.v;
+    int feature;
+    vec3 q = pw_tri_closest(n->p, v[f[0]], v[f[1]], v[f[2]], &feature);
+    double d2 = v3_length2(v3_sub(n->p, q));
+    if (!(d2 < n->d2 || (d2 == n->d2 && t < n->tri))) return false;
+    n->d2 = d2;
+    n->tri = t;
+    n->feature = feature;
+    n->q = q;
+    args->query->radius = (float)(sqrt(d2) * (1 + 1e-5) + 1e-5);
+    return true;
+}
+
+/* barycentric weights of q in triangle abc (q on it), for the surface velocity */
+static void barycentric(vec3 q, vec3 a, vec3 b, vec3 c, double w[3])
+{
+    vec3 e0 = v3_sub(b, a), e1 = v3_sub(c, a), e2 = v3_sub(q, a);
+    double d00 = v3_dot(e0, e0), d01 = v3_dot(e0, e1), d11 = v3_dot(e1, e1);
+    double d20 = v3_dot(e2, e0), d21 = v3_dot(e2, e1), den = d00 * d11 - d01 * d01;
+    if (!(den > 1e-30 * (d00 * d11))) { /* degenerate: the mean of the three */
+        w[0] = w[1] = w[2] = 1.0 / 3.0;
+        return;
+    }
+    double wb = (d11 * d20 - d01 * d21) / den, wc = (d00 * d21 - d01 * d20) / den;
+    wb = fmin(fmax(wb, 0.0), 1.0);
+    wc = fmin(fmax(wc, 0.0), 1.0 - wb);
+    w[0] = 1 - wb - wc, w[1] = wb, w[2] = wc;
+}
+
+static double box_distance(vec3 p, vec3 lo, vec3 hi)
+{
+    double dx = fmax(fmax(lo.x - p.x, p.x - hi.x), 0.0);
+    double dy = fmax(fmax(lo.y - p.y, p.y - hi.y), 0.0);
+    double dz = fmax(fmax(lo.z - p.z, p.z - hi.z), 0.0);
+    return sqrt(dx * dx + dy * dy + dz * dz);
+}
+
+double pw_mesh_deform_phi(const pw_mesh_deform *d, vec3 p, double beyond, vec3 *normal,
+                          vec3 *velocity)
+{
+    double best = INFINITY, bound = INFINITY;
+    vec3 n_best = v3(0, 1, 0), v_best = v3_zero();
+    for (int k = 0; k < d->nc; k++) {
+        const component *c = &d->c[k];
+        /* no point of the component's solid is nearer than its bounds */
+        double outside = box_distance(p, c->lo, c->hi), lower = outside - d->ht;
+        if (lower > beyond) {
+            bound = fmin(bound, lower);
+            continue;
+        }
+        if (outside > 0 && lower >= best) continue;
+        nearest n = {d, c, p, INFINITY, UINT32_MAX, 6, p};
+        struct RTCPointQuery query = {(float)p.x, (float)p.y, (float)p.z, INFINITY, 0.0f};
+        struct RTCPointQueryContext ctx;
+        rtcInitPointQueryContext(&ctx);
+        rtcPointQuery(c->scene, &query, &ctx, visit_triangle, &n);
+        if (n.tri == UINT32_MAX) continue;
+        double dist = sqrt(n.d2);
+        vec3 away = v3_sub(p, n.q);
+        double phi;
+        vec3 nrm;
+        if (d->closed) {
+            vec3 pn = pw_tri_feature_normal(&d->m, n.tri, n.feature);
+            int inside = v3_dot(away, pn) < 0;
+            phi = inside ? -dist : dist;
+            if (dist > 1e-12)
+                nrm = v3_scale(away, (inside ? -1 : 1) / dist);
+            else
+                nrm = v3_length2(pn) > 0 ? v3_normalize(pn) : v3(0, 1, 0);
+        } else {
+            phi = dist - d->ht;
+            vec3 fn = d->m.n_face[n.tri];
+            nrm = dist > 1e-12 ? v3_scale(away, 1 / dist)
+                               : v3_length2(fn) > 0 ? fn : v3(0, 1, 0);
+        }
+        if (!(phi < best)) continue;
+        best = phi;
+        n_best = nrm;
+        const uint32_t *f = &d->m.t[3 * n.tri];
+        double w[3];
+        barycentric(n.q, d->m.v[f[0]], d->m.v[f[1]], d->m.v[f[2]], w);
+        v_best = v3_add(v3_add(v3_scale(d->vel[f[0]], w[0]), v3_scale(d->vel[f[1]], w[1])),
+                        v3_scale(d->vel[f[2]], w[2]));
+    }
+    if (best == INFINITY) best = bound;
+    if (normal) *normal = n_best;
+    if (velocity) *velocity = v_best;
+    return best;
+}
