@@ -59,6 +59,10 @@ static const char *const help_text =
     "              how high the bulk of the snow reaches, a spray or an eruption\n"
     "              raises it; the box's top follows the single highest speck\n"
     "  near        per collider, share of particles within 2 h of its surface\n"
+    "  top layer   with layered bodies: the top layer's particles, fragments and plates\n"
+    "              (its pieces of intact particles holding >= 1% of it: a broken crust\n"
+    "              is in several, an intact one in one), the largest plate's share of\n"
+    "              it and its broken share\n"
     "--json prints one JSON object per frame and line. Caches come from `powder sim`\n"
     "(--caches DIR, else DIR/cache/ with --output DIR when it exists, else where the\n"
     "scene says).\n";
@@ -105,6 +109,10 @@ static void print_header(const pw_scene *sc)
            "elastic", "total", "rho med", "max", ">ice");
     for (int k = 0; k < sc->n_colliders && k < PW_STATS_MAX_COLLIDERS; k++)
         printf("  near%d", k);
+    int layered = 0;
+    for (int b = 0; b < sc->n_bodies; b++) layered |= sc->bodies[b].n_layers > 0;
+    if (layered)
+        printf(" %7s %6s %6s %7s %7s", "top n", "frags", "plates", "largest", "broken");
     printf("  top99 [m]  bounds [m]\n");
 }
 
@@ -126,6 +134,9 @@ static void print_row(int f, const pw_frame_stats *st)
     else
         printf(" %7s %6s %6s", "-", "-", "-");
     for (int k = 0; k < st->n_colliders; k++) printf(" %5.1f%%", 100 * st->near_share[k]);
+    if (st->has_layers)
+        printf(" %7zu %6zu %6zu %6.1f%% %6.1f%%", st->top_particles, st->top_fragments,
+               st->top_plates, 100 * st->top_largest_plate, 100 * st->top_broken_share);
     printf("  %8.3f  [%.3f %.3f %.3f]-[%.3f %.3f %.3f]\n", st->top99, st->lo.x, st->lo.y,
            st->lo.z, st->hi.x, st->hi.y, st->hi.z);
 }
@@ -157,7 +168,13 @@ static void print_json(int f, double t, const pw_frame_stats *st)
            st->potential_energy, st->mass, st->momentum.x, st->momentum.y, st->momentum.z,
            st->lo.x, st->lo.y, st->lo.z, st->hi.x, st->hi.y, st->hi.z, st->top99);
     for (int k = 0; k < st->n_colliders; k++) printf("%s%.6f", k ? ", " : "", st->near_share[k]);
-    printf("]}\n");
+    if (st->has_layers)
+        printf("], \"top_layer\": {\"particles\": %zu, \"fragments\": %zu, \"plates\": %zu, "
+               "\"largest_plate_share\": %.6f, \"broken_share\": %.6f}}\n",
+               st->top_particles, st->top_fragments, st->top_plates, st->top_largest_plate,
+               st->top_broken_share);
+    else
+        printf("], \"top_layer\": null}\n");
 }
 
 static int run_stats(const stats_options *o, pw_scene *sc)

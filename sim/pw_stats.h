@@ -27,7 +27,13 @@
  * sum_k (n_k / n)^2, is the share of the snow in the chunk a particle picked at random
  * belongs to (none for a weakened one): small when the snow is powder or in small
  * chunks, large when it is in a few big ones. Unlike a count of chunks it is not swayed
- * by the grid-scale specks every crack sheds (sim/docs/wedge-critical-order.md). */
+ * by the grid-scale specks every crack sheds (sim/docs/wedge-critical-order.md).
+ *
+ * Plates. Layered snow (seed.h) labels its particles by seeded layer; the top layer's
+ * intact particles, linked as above, form its plates: a crust broken by a foot is in
+ * several, a crust that bent or compacted without breaking stays one. Plates holding at
+ * least PW_STATS_SHARE of the top layer's particles are counted
+ * (sim/docs/layered-snow.md). */
 #ifndef PW_STATS_H
 #define PW_STATS_H
 
@@ -93,6 +99,14 @@ typedef struct {
                                   of the snow reaches; unlike the box it ignores the few
                                   highest specks, so it rises only when a spray or an
                                   eruption lifts a share of the snow                       */
+    int has_layers;            /* 1 when the particles carry seeded layers (the measures
+                                  of the top layer below are then filled)                 */
+    size_t top_particles;      /* particles of the top layer (label 1)                    */
+    size_t top_fragments;      /* its fragments, singletons included                     */
+    size_t top_plates;         /* its pieces (intact particles) of >= PW_STATS_SHARE of
+                                  its particles: the plates a crust broke into            */
+    double top_largest_plate;  /* particles in its largest piece / its particles [-]      */
+    double top_broken_share;   /* share of its particles that are broken [-]              */
     int n_colliders;
     double near_share[PW_STATS_MAX_COLLIDERS]; /* share of particles with phi < 2 h of
                                                   collider k at the frame's time [-]      */
@@ -119,6 +133,7 @@ typedef struct {
     const double *rho;   /* [kg/m^3] the density as stored (slim render caches keep it in
                             place of F_E and V0), 0 where not yet known; NULL = from F_E,
                             V0 and J_P */
+    const uint32_t *layer; /* seeded layer, 1 = top (seed.h); NULL = no layers */
 } pw_stats_particles;
 
 /* Fills *st for the particles p. link [m] > 0 is the link distance of the fragment
@@ -136,8 +151,8 @@ pw_status pw_stats_fragments(const vec3 *x, size_t n, double link, uint32_t *lab
                              size_t *n_fragments, pw_error *err);
 
 /* Reads the attributes the measures need from a frame cache at path (x, v, m, Jp, xi,
- * and for the elastic energy Fe, V0, mu0, lambda0, Jp_min, Jp_max when the cache has
- * them), then computes as pw_stats_compute with the cache's h and time and the given
+ * and for the elastic energy Fe, V0, mu0, lambda0, Jp_min, Jp_max, and layer, when the
+ * cache has them), then computes as pw_stats_compute with the cache's h and time and the given
  * gravity [m/s^2]. */
 pw_status pw_stats_cache(const char *path, double link_h, vec3 gravity,
                          const pw_collider_desc *colliders, int n_colliders,

@@ -254,6 +254,35 @@ static pw_status fragment_sizes(const pw_stats_particles *p, double link, pw_fra
     return PW_OK;
 }
 
+/* The top layer's fragments and plates (its pieces of >= PW_STATS_SHARE of it). */
+static pw_status top_layer(const pw_stats_particles *p, double link, pw_frame_stats *st,
+                           pw_error *err)
+{
+    if (!p->layer) return PW_OK;
+    st->has_layers = 1;
+    vec3 *top = malloc((p->n ? p->n : 1) * sizeof *top);
+    if (!top) return pw_fail(err, PW_ENOMEM, "stats: cannot allocate for %zu particles", p->n);
+    size_t nt = 0, intact = 0;
+    for (size_t i = 0; i < p->n; i++)
+        if (p->layer[i] == 1) top[nt++] = p->x[i];
+    fragment_census all, pieces;
+    pw_status rc = census(top, nt, link, nt, &all, err);
+    if (rc == PW_OK) {
+        for (size_t i = 0; i < p->n; i++)
+            if (p->layer[i] == 1 && !weaker(p, i, PW_STATS_BROKEN)) top[intact++] = p->x[i];
+        rc = census(top, intact, link, nt, &pieces, err);
+    }
+    free(top);
+    if (rc != PW_OK) return rc;
+    double n = nt ? (double)nt : 1;
+    st->top_particles = nt;
+    st->top_fragments = all.count;
+    st->top_plates = pieces.large;
+    st->top_largest_plate = (double)pieces.first / n;
+    st->top_broken_share = (double)(nt - intact) / n;
+    return PW_OK;
+}
+
 /* Share of particles within 2 h of each collider, each measured alone. */
 static pw_status collider_shares(const pw_stats_particles *p, double h,
                                  const pw_collider_desc *colliders, int n_colliders, double t,
@@ -269,6 +298,7 @@ static pw_status collider_shares(const pw_stats_particles *p, double h,
             return rc;
         }
         size_t near = 0;
+        pw_colliders_pose_at(c, t); /* (a deforming mesh is asked where this puts it) */
         for (size_t i = 0; i < p->n; i++)
             if (pw_colliders_phi(c, t, p->x[i]) < 2.0 * h) near++;
         st->near_share[k] = p->n ? (double)near / (double)p->n : 0;
@@ -298,7 +328,6 @@ static pw_status densities(const pw_stats_particles *p, pw_frame_stats *st, pw_e
     for (size_t i = 0; i < p->n; i++)
         if (!(p->rho ? p->rho[i] > 0 : p->V0[i] > 0)) return PW_OK;
     double *rho = malloc(p->n * sizeof *rho);
-        pw_colliders_pose_at(c, t); /* (a deforming mesh is asked where this puts it) */
     if (!rho) return pw_fail(err, PW_ENOMEM, "stats: out of memory for %zu densities", p->n);
     size_t ice = 0;
     for (size_t i = 0; i < p->n; i++) {
@@ -341,6 +370,7 @@ pw_status pw_stats_compute(const pw_stats_particles *p, double link, double h,
     st->has_elastic = p->Fe && p->V0 && p->mu0 && p->lambda0 && p->Jp && p->xi && p->Jp_min &&
                       p->Jp_max;
     pw_status rc = fragment_sizes(p, link, st, err);
+    if (rc == PW_OK) rc = top_layer(p, link, st, err);
     if (rc != PW_OK) return rc;
     if (p->n == 0) return PW_OK;
     st->lo = st->hi = p->x[0];
@@ -411,9 +441,14 @@ pw_status pw_stats_cache(const char *path, double link_h, vec3 gravity,
     /* a slim render cache stores the density itself */
     int stored_rho = !energy && pw_cache_info_attr(&info, "density") != NULL;
     pw_cache_frame cf;
-    /* slim render caches hold float32: widened, they measure like full ones */
-    rc = energy ? pw_cache_read_f64(path, with_energy, 11, &cf, err)
-                : pw_cache_read_f64(path, required, 5 + stored_rho, &cf, err);
+    /* slim render caches hold float32: widened, they measure like full ones; the
+     * layers, when there are any, come last */
+    const char *names[12];
+    int n_names = energy ? 11 : 5 + stored_rho;
+    memcpy(names, energy ? with_energy : required, (size_t)n_names * sizeof *names);
+    int layered = pw_cache_info_attr(&info, "layer") != NULL;
+    if (layered) names[n_names++] = "layer";
+    rc = pw_cache_read_f64(path, names, n_names, &cf, err);
     if (rc != PW_OK) return rc;
     const pw_cache_attr *x = need_attr(path, &cf, "x", 3, err);
     const pw_cache_attr *v = x ? need_attr(path, &cf, "v", 3, err) : NULL;
@@ -427,10 +462,15 @@ pw_status pw_stats_cache(const char *path, double link_h, vec3 gravity,
         ok = (e[k] = need_attr(path, &cf, with_energy[5 + k], e_comp[k], err)) != NULL;
     const pw_cache_attr *rho = ok && stored_rho ? need_attr(path, &cf, "density", 1, err) : NULL;
     ok = ok && (rho || !stored_rho);
+    const pw_cache_attr *layer = ok && layered ? pw_cache_find(&cf, "layer") : NULL;
+    if (layer && (layer->type != PW_U32 || layer->components != 1)) {
+        pw_fail(err, PW_EFORMAT, "%s: attribute 'layer' is not uint32 with 1 component", path);
+        ok = 0;
+    }
     if (!ok) rc = err ? err->code : PW_EFORMAT;
     if (rc == PW_OK) {
         pw_stats_particles p = {(size_t)cf.count, x->data, v->data, m->data, jp->data, xi->data,
-                                NULL, NULL, NULL, NULL, NULL, NULL, gravity, NULL};
+                                NULL, NULL, NULL, NULL, NULL, NULL, gravity, NULL, NULL};
         if (energy) {
             p.Fe = e[0]->data;
             p.V0 = e[1]->data;
@@ -440,6 +480,7 @@ pw_status pw_stats_cache(const char *path, double link_h, vec3 gravity,
             p.Jp_max = e[5]->data;
         }
         if (rho) p.rho = rho->data;
+        if (layer) p.layer = layer->data;
         rc = pw_stats_compute(&p, link_h * cf.h, cf.h, colliders, n_colliders, cf.time, st, err);
         if (rc != PW_OK) pw_error_prefix(err, "%s", path);
     }
