@@ -124,9 +124,9 @@ int digger_build(char_mesh *m, const char_options *o)
     static const double key_r[] = {0, 0.004, 0.011, 0.017, 0.024, 0.026, 0.024, 0.018,
                                    0.013, 0.010, 0};
     enum { KEYS = sizeof key_y / sizeof key_y[0] };
-    double py[64], pr[64];
+    double py[128], pr[128]; /* 10 d + 1 points, d <= 8 */
     int n = 0;
-    for (int i = 0; i + 1 < KEYS && n + d < 63; i++)
+    for (int i = 0; i + 1 < KEYS; i++)
         for (int j = 0; j < d; j++) {
             double s = (double)j / d;
             py[n] = key_y[i] + (key_y[i + 1] - key_y[i]) * s;

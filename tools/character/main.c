@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -27,11 +28,15 @@ typedef struct {
     char_options o;
 } run;
 
-static int bad(const char *fmt, const char *a, const char *b)
+/* One line on stderr naming the option and the problem; returns exit status 2. */
+static int bad(const char *fmt, ...)
 {
+    va_list ap;
+    va_start(ap, fmt);
     fprintf(stderr, "powder-character: ");
-    fprintf(stderr, fmt, a, b);
+    vfprintf(stderr, fmt, ap);
     fprintf(stderr, "\n");
+    va_end(ap);
     return 2;
 }
 
@@ -65,17 +70,19 @@ static int parse_args(int argc, char **argv, run *r)
     if (argc < 2) return usage();
     r->kind = argv[1];
     if (strcmp(r->kind, "walker") && strcmp(r->kind, "digger"))
-        return bad("unknown kind '%s' (walker or digger)%s", r->kind, "");
+        return bad("unknown kind '%s' (walker or digger)", r->kind);
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         static const char *known[] = {"--out", "--frames", "--first", "--fps", "--detail",
                                       "--start", "--heading", "--speed", "--cycle",
                                       "--swing", "--depth"};
         int is_known = 0;
-        for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) is_known |= !strcmp(a, known[k]);
-        if (!is_known) return bad("unknown option '%s'%s", a, "");
+        for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
+            is_known |= !strcmp(a, known[k]);
+        if (!is_known) return bad("unknown option '%s'", a);
         int need = !strcmp(a, "--start") ? 2 : 1;
-        if (i + need >= argc) return bad("%s: needs %s", a, need == 2 ? "two values (X Z)" : "a value");
+        if (i + need >= argc)
+            return bad("%s: needs %s", a, need == 2 ? "two values (X Z)" : "a value");
         double x = 0;
         int rc = 0;
         if (!strcmp(a, "--out")) r->out = argv[++i];
@@ -93,20 +100,22 @@ static int parse_args(int argc, char **argv, run *r)
             rc = parse_num(a, argv[i + 1], -1e4, 1e4, &r->o.start_x);
             if (!rc) rc = parse_num(a, argv[i + 2], -1e4, 1e4, &r->o.start_z);
             i += 2;
-        } else if (!strcmp(a, "--heading")) rc = parse_num(a, argv[++i], -360, 360, &r->o.heading_deg);
+        } else if (!strcmp(a, "--heading"))
+            rc = parse_num(a, argv[++i], -360, 360, &r->o.heading_deg);
         else if (!strcmp(a, "--speed")) rc = parse_num(a, argv[++i], 0.01, 2.5, &r->o.speed);
         else if (!strcmp(a, "--cycle")) rc = parse_num(a, argv[++i], 0.6, 2.5, &r->o.cycle);
         else if (!strcmp(a, "--swing")) rc = parse_num(a, argv[++i], 0.4, 10, &r->o.swing);
         else if (!strcmp(a, "--depth")) rc = parse_num(a, argv[++i], 0, 0.3, &r->o.depth);
         if (rc) return rc;
     }
-    if (!r->out) return bad("--out: missing (a pattern such as 'walker/walker.####.obj')%s%s", "", "");
+    if (!r->out) return bad("--out: missing (a pattern such as 'walker/walker.####.obj')");
     /* exactly one run of '#' */
     const char *h = strchr(r->out, '#');
-    if (!h) return bad("--out: '%s' has no '#' run for the frame number%s", r->out, "");
+    if (!h) return bad("--out: '%s' has no '#' run for the frame number", r->out);
     while (*h == '#') h++;
-    if (strchr(h, '#')) return bad("--out: '%s' has more than one '#' run%s", r->out, "");
-    if (strlen(r->out) > 3800) return bad("--out: pattern too long%s%s", "", "");
+    if (strchr(h, '#')) return bad("--out: '%s' has more than one '#' run", r->out);
+    if (strlen(r->out) > 3800)
+        return bad("--out: pattern too long (%zu characters)", strlen(r->out));
     return 0;
 }
 

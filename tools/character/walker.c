@@ -67,8 +67,8 @@ static foot_state stance_state(double u, double x0)
         dvec3 w = v3(x0 + body_heel_c.x - body_foot_r * psi, body_foot_r, 0);
         return state_from_rear(body_turn_about(psi, body_heel_c, w), 0);
     }
-    if (u < u_heel_off) return state_from_rear(body_turn_about(0, body_heel_c, v3(x0 + body_heel_c.x,
-                                                                         body_heel_c.y, 0)), 0);
+    if (u < u_heel_off) /* ankle rocker: flat and still */
+        return state_from_rear(rigid_rot_z(0, v3(x0, 0, 0)), 0);
     /* forefoot rocker: the heel rises about the ball, then the toes roll on their tip */
     double s = (u - u_heel_off) / (u_toe_off - u_heel_off);
     double bend = ball_bend_at_toe_off * s * s;
@@ -77,7 +77,8 @@ static foot_state stance_state(double u, double x0)
         double r = (u - u_toe_roll) / (u_toe_off - u_toe_roll);
         roll = toe_roll_at_toe_off * r * r;
     }
-    rigid toes = body_turn_about(-roll, body_toe_c, v3(x0 + body_toe_c.x + body_toe_r * roll, body_toe_r, 0));
+    dvec3 tip = v3(x0 + body_toe_c.x + body_toe_r * roll, body_toe_r, 0); /* rolled on */
+    rigid toes = body_turn_about(-roll, body_toe_c, tip);
     rigid rear_in_toes = body_turn_about(-bend, body_ball_j, body_ball_j);
     return state_from_rear(rigid_mul(toes, rear_in_toes), bend);
 }
