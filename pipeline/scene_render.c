@@ -2,6 +2,8 @@
  * medium, lights, surfaces and EXR/PNG output options. */
 #include "scene_internal.h"
 
+#include "ice_optics.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -13,7 +15,8 @@ static const char *const keys_camera[] = {
     "eye", "target", "up", "fov_deg", "f_number", "aperture_radius", "sensor_height_mm",
     "focus_distance", "shutter", "shutter_samples", "motion", NULL};
 static const char *const keys_camera_key[] = {"t", "eye", "target", "up", "fov_deg", NULL};
-static const char *const keys_medium[] = {"sigma_t", "rho_ref", "albedo", "g", NULL};
+static const char *const keys_medium[] = {"sigma_t", "rho_ref", "albedo", "g", "grain_radius_um",
+                                          NULL};
 static const char *const keys_lights[] = {"sun", "sky", "envmap", "daylight", NULL};
 static const char *const keys_daylight[] = {"sun_elevation_deg", "sun_azimuth_deg", "turbidity",
                                             "intensity", "angular_diameter_deg", NULL};
@@ -207,12 +210,43 @@ static pw_status parse_medium(const sc_ctx *c, json_t *render, pw_medium_desc *m
     const sc_range rho = {0, INFINITY, 1, 1, "the reference density [kg/m^3]"};
     const sc_range albedo = {0, 1, 0, 0, "an albedo component"};
     const sc_range g = {-1, 1, 1, 1, "the Henyey-Greenstein g"};
+    /* asked before the parse below writes the defaults in */
+    int ice = json_object_get(obj, "grain_radius_um") != NULL;
+    int optical = json_object_get(obj, "sigma_t") || json_object_get(obj, "albedo");
+    int has_g = json_object_get(obj, "g") != NULL;
     if ((rc = sc_check_keys(c, obj, at, keys_medium)) != PW_OK ||
         (rc = sc_number(c, obj, at, "sigma_t", 0, 724, sigma, &m->sigma_t_ref)) != PW_OK ||
         (rc = sc_number(c, obj, at, "rho_ref", 0, 400, rho, &m->rho_ref)) != PW_OK ||
         (rc = sc_vec3(c, obj, at, "albedo", 0, v3(0.9, 0.95, 1.0), albedo, &m->albedo)) ||
-        (rc = sc_number(c, obj, at, "g", 0, 0.5, g, &m->g)) != PW_OK)
+        /* ice grains scatter forward more than the paper's medium */
+        (rc = sc_number(c, obj, at, "g", 0, ice && !has_g ? PW_ICE_G : 0.5, g, &m->g)))
         return rc;
+    if (!ice) return PW_OK;
+    /* ice optics (render/ice_optics.h): sigma_t and albedo follow from the grains */
+    if (optical)
+        return sc_fail(c, at, "give the medium as grain_radius_um or as sigma_t and albedo, "
+                              "not both (the grains determine sigma_t and the albedo)");
+    const sc_range radius = {PW_ICE_RADIUS_MIN * 1e6, PW_ICE_RADIUS_MAX * 1e6, 0, 0,
+                             "the grains' effective radius [um] (where geometric optics "
+                             "holds)"};
+    double r_um;
+    if ((rc = sc_number(c, obj, at, "grain_radius_um", 1, 0, radius, &r_um)) != PW_OK)
+        return rc;
+    /* sigma_t is proportional to the snow's density, which the render takes from the
+     * simulation: rho_ref only fixes where sigma_t_ref is quoted */
+    if (!(m->rho_ref < PW_ICE_DENSITY)) {
+        char ar[SC_PATH];
+        sc_join(ar, at, "rho_ref");
+        return sc_fail_value(c, ar, m->rho_ref, "snow is less dense than ice (%g kg/m^3)",
+                             PW_ICE_DENSITY);
+    }
+    pw_error ice_err = {0};
+    if (pw_ice_medium(r_um * 1e-6, m->rho_ref, m->g, m, &ice_err) != PW_OK)
+        return sc_fail(c, at, "%s", ice_err.msg);
+    /* the defaults written in above are not this medium's: a resolved scene read back
+     * must give the grains again */
+    json_object_del(obj, "sigma_t");
+    json_object_del(obj, "albedo");
     return PW_OK;
 }
 

@@ -160,15 +160,21 @@ static const error_case cases[] = {
     {"5.6", LIGHTS, "\"lights\": {}", {"render.lights: no light"}},
     {"5.7", LIGHTS, "\"lights\": {\"sky\": {\"radiance\": [1, 1, 1]}, \"envmap\": {\"path\": "
                     "\"minimal.json\"}}", {"render.lights", "exclude each other"}},
-    {"5.17", LIGHTS, "\"lights\": {\"daylight\": {\"sun_elevation_deg\": 30}, \"sun\": "
+    {"5.30", LIGHTS, "\"lights\": {\"daylight\": {\"sun_elevation_deg\": 30}, \"sun\": "
                      "{\"direction\": [0, 1, 0], \"irradiance\": [1, 1, 1]}}",
      {"render.lights", "'daylight' gives the sun and the sky", "excludes 'sun'"}},
-    {"5.18", LIGHTS, "\"lights\": {\"daylight\": {\"sun_elevation_deg\": 0}}",
+    {"5.31", LIGHTS, "\"lights\": {\"daylight\": {\"sun_elevation_deg\": 0}}",
      {"render.lights.daylight.sun_elevation_deg", "elevation above the horizon"}},
-    {"5.19", LIGHTS, "\"lights\": {\"daylight\": {\"sun_elevation_deg\": 30, "
+    {"5.32", LIGHTS, "\"lights\": {\"daylight\": {\"sun_elevation_deg\": 30, "
                      "\"turbidity\": 12}}", {"render.lights.daylight.turbidity", "Preetham"}},
-    {"5.20", LIGHTS, "\"lights\": {\"daylight\": {}}",
+    {"5.33", LIGHTS, "\"lights\": {\"daylight\": {}}",
      {"render.lights.daylight.sun_elevation_deg", "required"}},
+    {"5.34", LIGHTS, LIGHTS ", \"medium\": {\"grain_radius_um\": 200, \"sigma_t\": 500}",
+     {"render.medium: give the medium as grain_radius_um or as sigma_t and albedo"}},
+    {"5.35", LIGHTS, LIGHTS ", \"medium\": {\"grain_radius_um\": 5}",
+     {"render.medium.grain_radius_um = 5: ", "where geometric optics holds"}},
+    {"5.36", LIGHTS, LIGHTS ", \"medium\": {\"grain_radius_um\": 200, \"rho_ref\": 950}",
+     {"render.medium.rho_ref = 950: snow is less dense than ice"}},
     {"5.8", CAM, "\"camera\": {\"eye\": [0, 0, 1], \"target\": [0, 0, 1]}",
      {"render.camera: eye and target coincide"}},
     {"5.16", CAM, "\"camera\": {\"eye\": [1e308, 0, 0], \"target\": [-1e308, 0, 0]}",
