@@ -112,7 +112,8 @@ static void print_header(const pw_scene *sc)
     int layered = 0;
     for (int b = 0; b < sc->n_bodies; b++) layered |= sc->bodies[b].n_layers > 0;
     if (layered)
-        printf(" %7s %6s %6s %7s %7s", "top n", "frags", "plates", "largest", "broken");
+        printf(" %7s %6s %6s %7s %7s %6s %6s", "top n", "frags", "plates", "largest", "broken",
+               "chunks", "weak");
     printf("  top99 [m]  bounds [m]\n");
 }
 
@@ -135,8 +136,9 @@ static void print_row(int f, const pw_frame_stats *st)
         printf(" %7s %6s %6s", "-", "-", "-");
     for (int k = 0; k < st->n_colliders; k++) printf(" %5.1f%%", 100 * st->near_share[k]);
     if (st->has_layers)
-        printf(" %7zu %6zu %6zu %6.1f%% %6.1f%%", st->top_particles, st->top_fragments,
-               st->top_plates, 100 * st->top_largest_plate, 100 * st->top_broken_share);
+        printf(" %7zu %6zu %6zu %6.1f%% %6.1f%% %6zu %5.1f%%", st->top_particles,
+               st->top_fragments, st->top_plates, 100 * st->top_largest_plate,
+               100 * st->top_broken_share, st->top_chunks, 100 * st->top_weak_share);
     printf("  %8.3f  [%.3f %.3f %.3f]-[%.3f %.3f %.3f]\n", st->top99, st->lo.x, st->lo.y,
            st->lo.z, st->hi.x, st->hi.y, st->hi.z);
 }
@@ -170,9 +172,10 @@ static void print_json(int f, double t, const pw_frame_stats *st)
     for (int k = 0; k < st->n_colliders; k++) printf("%s%.6f", k ? ", " : "", st->near_share[k]);
     if (st->has_layers)
         printf("], \"top_layer\": {\"particles\": %zu, \"fragments\": %zu, \"plates\": %zu, "
-               "\"largest_plate_share\": %.6f, \"broken_share\": %.6f}}\n",
+               "\"largest_plate_share\": %.6f, \"broken_share\": %.6f, \"chunks\": %zu, "
+               "\"weak_share\": %.6f}}\n",
                st->top_particles, st->top_fragments, st->top_plates, st->top_largest_plate,
-               st->top_broken_share);
+               st->top_broken_share, st->top_chunks, st->top_weak_share);
     else
         printf("], \"top_layer\": null}\n");
 }

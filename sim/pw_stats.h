@@ -107,6 +107,8 @@ typedef struct {
                                   its particles: the plates a crust broke into            */
     double top_largest_plate;  /* particles in its largest piece / its particles [-]      */
     double top_broken_share;   /* share of its particles that are broken [-]              */
+    size_t top_chunks;         /* its chunks (sound particles) of >= PW_STATS_SHARE of it */
+    double top_weak_share;     /* share of its particles that are weakened [-]            */
     int n_colliders;
     double near_share[PW_STATS_MAX_COLLIDERS]; /* share of particles with phi < 2 h of
                                                   collider k at the frame's time [-]      */

@@ -272,6 +272,13 @@ static pw_status top_layer(const pw_stats_particles *p, double link, pw_frame_st
             if (p->layer[i] == 1 && !weaker(p, i, PW_STATS_BROKEN)) top[intact++] = p->x[i];
         rc = census(top, intact, link, nt, &pieces, err);
     }
+    fragment_census chunks;
+    size_t sound = 0;
+    if (rc == PW_OK) {
+        for (size_t i = 0; i < p->n; i++)
+            if (p->layer[i] == 1 && !weaker(p, i, PW_STATS_WEAK)) top[sound++] = p->x[i];
+        rc = census(top, sound, link, nt, &chunks, err);
+    }
     free(top);
     if (rc != PW_OK) return rc;
     double n = nt ? (double)nt : 1;
@@ -280,6 +287,8 @@ static pw_status top_layer(const pw_stats_particles *p, double link, pw_frame_st
     st->top_plates = pieces.large;
     st->top_largest_plate = (double)pieces.first / n;
     st->top_broken_share = (double)(nt - intact) / n;
+    st->top_chunks = chunks.large;
+    st->top_weak_share = (double)(nt - sound) / n;
     return PW_OK;
 }
 

@@ -8,7 +8,8 @@
  * 2. The top layer broken (J_P 1.5 at xi 10: 0.7 % of its stiffness left) along the
  *    planes i = 10 and k = 10: four plates (10 x 10, 9 x 10, 10 x 9 and 9 x 9 columns,
  *    two rows deep), the largest 200/800; broken share 78/800; still one fragment (a
- *    crack that has not opened).
+ *    crack that has not opened); the same four as chunks of sound particles, weak share
+ *    78/800.
  * 3. The layer below broken too, everywhere: the top layer's figures do not change.
  * 4. Specks below 1 %: a corner of 2 x 2 x 1 top particles (4 < 8 = 1 % of 800) cut off
  *    by breaking its neighbours is not a plate.
@@ -63,6 +64,8 @@ int main(void)
               st.top_broken_share == 78.0 / 800 && st.top_fragments == 1,
           "2: %zu plates, largest %g, broken %g, %zu fragments", st.top_plates,
           st.top_largest_plate, st.top_broken_share, st.top_fragments);
+    CHECK(st.top_chunks == 4 && st.top_weak_share == 78.0 / 800, "2: %zu chunks, weak %g",
+          st.top_chunks, st.top_weak_share);
     printf("top layer broken along two planes: %zu plates, largest %.3f, broken %.4f\n",
            st.top_plates, st.top_largest_plate, st.top_broken_share);
 
