@@ -19,15 +19,20 @@ enum { EXIT_WORK = PW_EXIT_WORK, EXIT_USAGE = PW_EXIT_USAGE };
 static const char *const submit_help =
     "usage: powder submit scene.json [--frames SPEC] [--chunk N] [--partition P]\n"
     "                    [--threads N] [--sbatch OPTION]... [--render-only]\n"
-    "                    [--look other.json] [--output DIR] [--png] [--dry-run] [--quiet]\n"
+    "                    [--look other.json] [--output DIR] [--png] [--sim-warning S]\n"
+    "                    [--dry-run] [--quiet]\n"
     "\n"
-    "Hands the shot to a Slurm cluster with sbatch: one simulation job, then a render job\n"
-    "array that starts when the simulation succeeded (--dependency=afterok), N frames per\n"
-    "array task (--chunk, default 1), each task running `powder render --resume` on its\n"
-    "slice. Frames whose EXR reads back and was rendered from the same simulation are\n"
-    "skipped, and so are array slices with nothing left; the simulation job is left out\n"
-    "when every frame still to render has a valid cache. Resubmitting the same command\n"
-    "completes an interrupted shot.\n"
+    "Hands the shot to a Slurm cluster with sbatch: a render job array, N frames per array\n"
+    "task (--chunk, default 1), each task running `powder render --resume` on its slice,\n"
+    "submitted held, and one simulation job that releases each task as soon as the last\n"
+    "frame of its slice is simulated, so rendering overlaps the simulation. The simulation\n"
+    "resumes from its newest checkpoint; S seconds before its time limit (--sim-warning,\n"
+    "default 600: more than its longest frame) Slurm signals it, it checkpoints at the end\n"
+    "of the frame in flight and requeues itself, as often as the shot needs. Frames whose\n"
+    "EXR reads back and was rendered from the same simulation are skipped, and so are\n"
+    "array slices with nothing left; the simulation job is left out when every frame still\n"
+    "to render has a valid cache. Resubmitting the same command completes an interrupted\n"
+    "shot: only the missing frames are simulated and rendered.\n"
     "\n"
     "  --render-only   re-render existing caches (e.g. with --look): no simulation job;\n"
     "                  every frame to render must have a valid cache\n"
@@ -38,6 +43,7 @@ static const char *const submit_help =
     "                  --sbatch --account=fx (repeatable; not the ones powder sets)\n"
     "  --output DIR    caches and frames under DIR, as for `powder run`\n"
     "  --png           tasks also write PNG previews\n"
+    "  --sim-warning S the simulation's warning before its time limit [s], 60..65535\n"
     "  --dry-run       print the batch scripts and sbatch commands; submit nothing\n"
     "\n"
     "Scripts and logs go to <frames dir>/farm/: one log per task named after its frame\n"
@@ -50,7 +56,7 @@ typedef struct {
     const char *scene, *frames, *partition, *look, *output;
     const char *sbatch[MAX_SBATCH_OPTIONS];
     int n_sbatch;
-    int chunk, threads, render_only, dry_run, png, quiet, help;
+    int chunk, threads, render_only, dry_run, png, quiet, help, sim_warning;
 } submit_options;
 
 /* Returns 1 on success; prints the problem and returns 0 otherwise. */
@@ -58,7 +64,7 @@ static int parse_submit_options(int argc, char **argv, submit_options *o)
 {
     static const char *const options = " --frames= --partition= --chunk= --look= --output="
                                        " --threads= --sbatch= --quiet --dry-run --render-only"
-                                       " --png ";
+                                       " --png --sim-warning= ";
     for (int a = 2; a < argc; a++) {
         const char *arg = argv[a];
         pw_cli_token tok;
@@ -90,6 +96,8 @@ static int parse_submit_options(int argc, char **argv, submit_options *o)
         else if (!strcmp(name, "--output")) o->output = value;
         else if (!strcmp(name, "--chunk")) {
             if (!pw_cli_int("submit", name, value, 1, 1000000, &o->chunk)) return 0;
+        } else if (!strcmp(name, "--sim-warning")) {
+            if (!pw_cli_int("submit", name, value, 60, 65535, &o->sim_warning)) return 0;
         } else if (!strcmp(name, "--threads")) {
             if (!pw_cli_int("submit", name, value, 1, 1024, &o->threads)) return 0;
         } else {
@@ -111,16 +119,19 @@ static void print_dry_run(const pw_submit_plan *plan)
     if (sim) printf("# ---- simulation job: %s\n%s", sim_path, sim);
     if (render) printf("# ---- render job array: %s\n%s", render_path, render);
     printf("# ---- submission (logs in %s)\n", pw_submit_plan_log_dir(plan));
-    if (sim) printf("sim=$(sbatch --parsable %s)\n", sim_path);
-    if (render)
-        printf("sbatch --parsable%s %s\n", sim ? " --dependency=afterok:${sim%%;*}" : "",
-               render_path);
+    if (render && sim) {
+        printf("render=$(sbatch --parsable %s)\n", render_path);
+        printf("sbatch --parsable %s ${render%%;*}\n", sim_path);
+    } else if (render) {
+        printf("sbatch --parsable %s\n", render_path);
+    }
 }
 
 int pw_main_submit(int argc, char **argv)
 {
     submit_options o = {0};
     o.chunk = 1;
+    o.sim_warning = 600;
     if (!parse_submit_options(argc, argv, &o)) return EXIT_USAGE;
     if (o.help) {
         fputs(submit_help, stdout);
@@ -154,20 +165,26 @@ int pw_main_submit(int argc, char **argv)
                             .chunk = o.chunk,
                             .threads = o.threads,
                             .render_only = o.render_only,
-                            .png = o.png};
+                            .png = o.png,
+                            .sim_warning = o.sim_warning};
     pw_error err = {0};
     pw_submit_plan *plan = pw_submit_plan_create(&rq, &err);
     if (!plan) return fail(&err);
     pw_submit_summary s;
     pw_submit_plan_summary(plan, &s);
     int rc = 0;
-    if (!o.quiet || o.dry_run)
+    if (!o.quiet || o.dry_run) {
         printf("%s%d frames, %d with a valid EXR already; %d of %d slices of up to %d frames "
                "to render%s\n",
                o.dry_run ? "# powder submit: " : "powder: ", s.frames, s.frames_done,
                s.slices_pending, s.slices, o.chunk,
-               s.sim_needed ? ", after a simulation job"
+               s.sim_needed ? ", as a simulation job simulates their frames"
                             : (s.slices_pending ? ", every cache valid already" : ""));
+        if (s.sim_needed && s.slices_pending && s.sim_resume_after >= s.sim_first)
+            printf("%sthe simulation (frames %d-%d) resumes after frame %d, its newest "
+                   "checkpoint\n", o.dry_run ? "# powder submit: " : "powder: ", s.sim_first,
+                   s.sim_last, s.sim_resume_after);
+    }
     if (!s.slices_pending) {
         if (!o.quiet) printf("%snothing to submit\n", o.dry_run ? "# " : "powder: ");
     } else if (o.dry_run) {
@@ -178,15 +195,17 @@ int pw_main_submit(int argc, char **argv)
             /* The request was good; the scheduler or the disk was not. */
             fprintf(stderr, "powder: %s\n", err.msg);
             rc = EXIT_WORK;
-            if (jobs.sim_job[0])
-                fprintf(stderr, "powder: simulation job %s is queued already (scancel %s "
-                        "withdraws it)\n", jobs.sim_job, jobs.sim_job);
+            if (jobs.render_job[0])
+                fprintf(stderr, "powder: render job array %s is queued already%s (scancel %s "
+                        "withdraws it)\n", jobs.render_job, s.sim_needed ? ", held" : "",
+                        jobs.render_job);
         } else if (!o.quiet) {
+            printf("powder: submitted render job array %s (%d tasks%s)\n", jobs.render_job,
+                   s.slices_pending, jobs.sim_job[0] ? ", held" : "");
             if (jobs.sim_job[0])
-                printf("powder: submitted simulation job %s (frames %d-%d)\n", jobs.sim_job,
+                printf("powder: submitted simulation job %s (frames %d-%d), which releases "
+                       "the render tasks as their frames are simulated\n", jobs.sim_job,
                        s.sim_first, s.sim_last);
-            printf("powder: submitted render job array %s (%d tasks%s%s)\n", jobs.render_job,
-                   s.slices_pending, jobs.sim_job[0] ? ", after job " : "", jobs.sim_job);
             printf("powder: scripts and logs: %s\n", pw_submit_plan_log_dir(plan));
         } else {
             /* Quiet: just the ids, for scripts that wait on them. */

@@ -126,6 +126,18 @@ static int cache_is_valid(const pw_scene *sc, int frame)
     return pw_shot_cache_is_valid(sc, path);
 }
 
+/* 1 when the frame's cache is a full checkpoint of this simulation setup (a run can
+ * resume from it), 0 for a slim render cache or none. */
+static int cache_is_checkpoint(const pw_scene *sc, int frame)
+{
+    char path[4096];
+    pw_cache_info info;
+    pw_error ignored;
+    if (pw_shot_cache_path(sc, frame, path, sizeof path, &ignored) != PW_OK) return 0;
+    if (access(path, F_OK) != 0 || pw_cache_stat(path, &info, &ignored) != PW_OK) return 0;
+    return info.sim_hash == sc->sim_hash && pw_cache_info_global(&info, PW_CACHE_SLIM, 0) == 0;
+}
+
 /* 1 when slice c (entries c*chunk .. of the frame list) has a frame without a valid EXR. */
 static int slice_pending(const pw_submit_plan *p, int c)
 {
@@ -168,6 +180,12 @@ static pw_status survey(pw_submit_plan *p, const pw_submit_request *rq, pw_error
     s->sim_needed = !rq->render_only && !caches_ok;
     s->sim_first = p->sc->frame_start;
     s->sim_last = last_pending;
+    s->sim_resume_after = s->sim_first - 1;
+    for (int f = s->sim_last; s->sim_needed && f >= s->sim_first; f--)
+        if (cache_is_checkpoint(p->sc, f)) {
+            s->sim_resume_after = f;
+            break;
+        }
     return PW_OK;
 }
 
@@ -221,6 +239,14 @@ static const char *const threads_line =
     "# As many threads as CPUs Slurm gave the task (the image does not depend on it).\n"
     "threads=${SLURM_CPUS_PER_TASK:-${SLURM_CPUS_ON_NODE:-1}}\n";
 
+/* The simulation job. Slurm's warning a while before the time limit (--signal, USR1 to
+ * this shell) is passed on to powder as SIGTERM: it finishes its frame, writes a full
+ * checkpoint and exits 3, and the job requeues itself (same id, log appended), to
+ * resume from that checkpoint, as many times as the shot needs. Meanwhile the shell
+ * follows the log's "sim: frame N" lines and releases each held render task once the
+ * last frame of its slice is written, so rendering overlaps the simulation. A plain
+ * SIGTERM (scancel, preemption) stops powder the same way but is not requeued: the held
+ * render tasks of frames not simulated are then cancelled, as after a failure. */
 static char *sim_script(const pw_submit_plan *p, const pw_submit_request *rq)
 {
     const pw_scene *sc = p->sc;
@@ -228,24 +254,90 @@ static char *sim_script(const pw_submit_plan *p, const pw_submit_request *rq)
     text t = {0};
     text_printf(&t,
                 "#!/bin/bash\n"
-                "# Powder simulation of shot '%s', frames %d-%d: one chain, one job. Written by\n"
-                "# `powder submit`; the render array waits for this job (afterok). A rerun\n"
-                "# continues from the newest valid cache.\n",
-                sc->name, s->sim_first, s->sim_last);
+                "# Powder simulation of shot '%s', frames %d-%d, written by `powder submit`.\n"
+                "# usage: sbatch %s.sim.sbatch <render array job id>\n"
+                "# Resumes from the newest checkpoint; %d s before its time limit it checkpoints\n"
+                "# and requeues itself; it releases each held render task once its frames are\n"
+                "# simulated.\n",
+                sc->name, s->sim_first, s->sim_last, sc->name, rq->sim_warning);
     text_printf(&t, "#SBATCH --job-name=powder-sim-%s\n#SBATCH --output=", sc->name);
     text_slurm_pattern(&t, p->log_dir);
     text_printf(&t, "/%s.sim.%04d-%04d.%%j.log\n", sc->name, s->sim_first, s->sim_last);
+    text_printf(&t, "#SBATCH --signal=B:USR1@%d\n", rq->sim_warning);
     text_common_header(&t, rq);
     text_printf(&t, "set -u\n%s", threads_line);
-    text_printf(&t, "echo \"powder: simulation job $SLURM_JOB_ID, frames %d-%d, on $(hostname)\"\n",
+    text_printf(&t, "render_job=${1:?the render array job id}\nrun=${2:-1}\nlog=");
+    text_quoted(&t, p->log_dir);
+    text_printf(&t, "/%s.sim.%04d-%04d.\"$SLURM_JOB_ID\".log\n", sc->name, s->sim_first,
+                s->sim_last);
+    text_printf(&t, "# held render tasks (array index = slice) and the last frame of each\n"
+                    "declare -A slice_last=(");
+    for (int c = 0; c < s->slices; c++) {
+        if (!slice_pending(p, c)) continue;
+        int k_last = (c + 1) * p->chunk < p->fl.count ? (c + 1) * p->chunk - 1 : p->fl.count - 1;
+        text_printf(&t, " [%d]=%d", c, p->fl.frames[k_last]);
+    }
+    text_printf(&t, " )\n");
+    text_printf(&t,
+        "# The newest frame written, from powder's log lines (frames are written in order).\n"
+        "simulated_through() {\n"
+        "    sed -n -e 's/^sim: frames [0-9]*-\\([0-9]*\\) already cached.*/\\1/p' \\\n"
+        "        -e 's/^sim: resuming after frame \\([0-9]*\\) .*/\\1/p' \\\n"
+        "        -e 's/^sim: frame \\([0-9]*\\): .*/\\1/p' \"$log\" | tail -n 1\n"
+        "}\n"
+        "release_ready() { # release_ready [all]\n"
+        "    local through s\n"
+        "    through=$(simulated_through)\n"
+        "    for s in \"${!slice_last[@]}\"; do\n"
+        "        [ \"${1:-}\" = all ] || [ \"${slice_last[$s]}\" -le \"${through:-0}\" ] || continue\n"
+        "        scontrol release \"${render_job}_$s\" 2>/dev/null &&\n"
+        "            echo \"powder: released render task ${render_job}_$s (frames through \\\n"
+        "${slice_last[$s]} simulated) at $(date +%%s.%%N)\"\n"
+        "        unset \"slice_last[$s]\"\n"
+        "    done\n"
+        "}\n");
+    text_printf(&t, "echo \"powder: simulation job $SLURM_JOB_ID (run $run), frames %d-%d, on "
+                    "$(hostname) at $(date +%%s.%%N)\"\n",
                 s->sim_first, s->sim_last);
-    text_printf(&t, "exec ");
     text_quoted(&t, rq->powder_path);
     text_printf(&t, " sim ");
     text_quoted(&t, p->scene_abs);
     text_printf(&t, " --frames %d-%d", s->sim_first, s->sim_last);
     text_task_options(&t, rq, 0);
-    text_printf(&t, "\n");
+    text_printf(&t, " &\n");
+    text_printf(&t,
+        "pid=$!\n"
+        "warned=0\n"
+        "trap 'warned=1; kill -TERM \"$pid\" 2>/dev/null' USR1\n"
+        "trap 'kill -TERM \"$pid\" 2>/dev/null' TERM INT\n"
+        "# The sleep runs in the background: a signal ends the wait (and runs its trap) at once.\n"
+        "while kill -0 \"$pid\" 2>/dev/null; do\n"
+        "    release_ready\n"
+        "    sleep \"${POWDER_FARM_POLL:-5}\" &\n"
+        "    wait $!\n"
+        "done\n"
+        "wait \"$pid\"\n"
+        "status=$?\n"
+        "if [ \"$status\" = 0 ]; then\n"
+        "    release_ready all\n"
+        "    exit 0\n"
+        "fi\n"
+        "release_ready\n"
+        "# Continued by a new job rather than requeued: Slurm holds a requeued job about two\n"
+        "# minutes before it may start again (its credential is revoked meanwhile).\n"
+        "if [ \"$status\" = 3 ] && [ \"$warned\" = 1 ] &&\n"
+        "    next=$(sbatch --parsable --dependency=afterany:\"$SLURM_JOB_ID\" ");
+    text_quoted(&t, p->script_path[PW_SUBMIT_SIM]);
+    text_printf(&t, " \\\n"
+        "        \"$render_job\" $((run + 1))); then\n"
+        "    echo \"powder: time limit near: continuing as job ${next%%%%;*} (run $((run + 1))) \\\n"
+        "from the checkpoint at $(date +%%s.%%N)\"\n"
+        "    exit 0\n"
+        "fi\n"
+        "for s in \"${!slice_last[@]}\"; do scancel \"${render_job}_$s\"; done\n"
+        "echo \"powder: simulation ended with status $status; held render tasks cancelled: \\\n"
+        "${!slice_last[*]}\"\n"
+        "exit \"$status\"\n");
     if (t.oom) free(t.s);
     return t.oom ? NULL : t.s;
 }
@@ -278,7 +370,8 @@ static char *render_script(const pw_submit_plan *p, const pw_submit_request *rq)
     text_printf(&t, "\n#SBATCH --output=");
     text_slurm_pattern(&t, p->log_dir);
     text_printf(&t, "/%s.render.%%A_%%a.slurm.log\n", sc->name);
-    text_printf(&t, "#SBATCH --kill-on-invalid-dep=yes\n");
+    /* Held until the simulation job releases each task as its frames are written. */
+    if (s->sim_needed) text_printf(&t, "#SBATCH --hold\n");
     text_common_header(&t, rq);
     text_printf(&t, "set -u\ncase \"${SLURM_ARRAY_TASK_ID:-}\" in\n");
     for (int c = 0; c < s->slices; c++) {
@@ -295,7 +388,7 @@ static char *render_script(const pw_submit_plan *p, const pw_submit_request *rq)
     text_printf(&t, "/%s.render.\"$range\".\"$SLURM_ARRAY_JOB_ID\"_\"$SLURM_ARRAY_TASK_ID\".log "
                     "2>&1\n%s", sc->name, threads_line);
     text_printf(&t, "echo \"powder: render task ${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}, "
-                    "frames $frames, on $(hostname)\"\nexec ");
+                    "frames $frames, on $(hostname) at $(date +%%s.%%N)\"\nexec ");
     text_quoted(&t, rq->powder_path);
     text_printf(&t, " render ");
     text_quoted(&t, p->scene_abs);
@@ -314,7 +407,8 @@ static pw_status check_sbatch_option(const char *opt, pw_error *err)
 {
     static const char *const managed[] = {"--chdir", "--output", "--error", "--array",
                                           "--dependency", "--job-name", "--partition",
-                                          "--cpus-per-task", "--kill-on-invalid-dep",
+                                          "--cpus-per-task", "--hold", "--signal",
+                                          "--requeue", "--no-requeue", "--open-mode",
                                           "--parsable", "--wrap", NULL};
     if (strncmp(opt, "--", 2) != 0 || !opt[2])
         return pw_fail(err, PW_EINVAL,
@@ -343,6 +437,9 @@ static pw_status check_request(const pw_submit_request *rq, pw_error *err)
         return pw_fail(err, PW_EINVAL, "submit: no scene file");
     if (rq->chunk < 1)
         return pw_fail(err, PW_EINVAL, "submit: --chunk must be >= 1 (%d)", rq->chunk);
+    if (rq->sim_warning < 60 || rq->sim_warning > 65535)
+        return pw_fail(err, PW_EINVAL, "submit: --sim-warning must be in [60, 65535] s (%d)",
+                       rq->sim_warning);
     if (rq->threads < 0)
         return pw_fail(err, PW_EINVAL, "submit: --threads must be >= 0 (%d)", rq->threads);
     if (!is_absolute(rq->powder_path))
@@ -536,14 +633,11 @@ static void last_line(const char *s, char *out, size_t n)
     snprintf(out, n, "%.*s", (int)(len - start), s ? s + start : "");
 }
 
-pw_status pw_submit_sbatch(const char *script_path, const char *after_ok, char *job_id, size_t n,
-                           pw_error *err)
+pw_status pw_submit_sbatch(const char *script_path, const char *script_arg, char *job_id,
+                           size_t n, pw_error *err)
 {
-    char dependency[128] = "";
-    if (after_ok && after_ok[0])
-        snprintf(dependency, sizeof dependency, "--dependency=afterok:%s", after_ok);
-    char *argv[5] = {"sbatch", "--parsable", dependency[0] ? dependency : (char *)script_path,
-                     dependency[0] ? (char *)script_path : NULL, NULL};
+    char *argv[5] = {"sbatch", "--parsable", (char *)script_path,
+                     script_arg && script_arg[0] ? (char *)script_arg : NULL, NULL};
     int po[2], pe[2];
     if (pipe(po) != 0) return pw_fail(err, PW_EIO, "sbatch: pipe: %s", strerror(errno));
     if (pipe(pe) != 0) {
@@ -595,11 +689,13 @@ pw_status pw_submit_plan_submit(const pw_submit_plan *p, pw_submit_jobs *jobs, p
 {
     memset(jobs, 0, sizeof *jobs);
     pw_status rc = pw_submit_plan_write(p, err);
-    if (rc == PW_OK && p->script[PW_SUBMIT_SIM])
-        rc = pw_submit_sbatch(p->script_path[PW_SUBMIT_SIM], NULL, jobs->sim_job,
-                              sizeof jobs->sim_job, err);
+    /* The render array first (held when there is a simulation), so that the simulation
+     * job knows which tasks to release. */
     if (rc == PW_OK && p->script[PW_SUBMIT_RENDER])
-        rc = pw_submit_sbatch(p->script_path[PW_SUBMIT_RENDER], jobs->sim_job, jobs->render_job,
+        rc = pw_submit_sbatch(p->script_path[PW_SUBMIT_RENDER], NULL, jobs->render_job,
                               sizeof jobs->render_job, err);
+    if (rc == PW_OK && p->script[PW_SUBMIT_SIM])
+        rc = pw_submit_sbatch(p->script_path[PW_SUBMIT_SIM], jobs->render_job, jobs->sim_job,
+                              sizeof jobs->sim_job, err);
     return rc;
 }

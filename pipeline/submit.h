@@ -1,6 +1,9 @@
 /* submit.h — hand a shot to a Slurm cluster: one simulation job (the simulation is one
- * chain per shot), then a render job array that depends on it (--dependency=afterok),
- * a few frames per array task. Powder schedules nothing itself; sbatch does.
+ * chain per shot) and a render job array, a few frames per array task, submitted held:
+ * the simulation job releases each task once the last frame of its slice is written, so
+ * rendering overlaps the simulation. The simulation job asks for a warning signal
+ * before its time limit, checkpoints and requeues itself until the shot is simulated.
+ * Powder schedules nothing itself; Slurm does.
  *
  * A plan is built once from the scene and the request: it knows which frames already
  * have a valid EXR (those slices are left out of the array), whether a simulation is
@@ -41,6 +44,8 @@ typedef struct {
     int threads;             /* threads and CPUs per task; 0 = what Slurm allocates      */
     int render_only;         /* 1: no simulation job; every cache must already be valid  */
     int png;                 /* tasks also write PNG previews                            */
+    int sim_warning;         /* [s] before its time limit the simulation job checkpoints
+                                and requeues (sbatch --signal=B:USR1@N), 60..65535        */
 } pw_submit_request;
 
 typedef struct pw_submit_plan pw_submit_plan;
@@ -53,6 +58,8 @@ typedef struct {
     int slices_pending;  /* slices with at least one frame left: the array's tasks    */
     int sim_needed;      /* 1 when a simulation job runs before the render array      */
     int sim_first, sim_last; /* frames the simulation job covers (when sim_needed)    */
+    int sim_resume_after;    /* its newest full checkpoint of this setup, where it
+                                resumes; sim_first - 1 when it starts from the seed   */
 } pw_submit_summary;
 
 typedef enum { PW_SUBMIT_SIM, PW_SUBMIT_RENDER } pw_submit_job;
@@ -89,18 +96,19 @@ typedef struct {
     char render_job[64]; /* job id of the render array, "" when none was submitted    */
 } pw_submit_jobs;
 
-/* Writes the scripts and submits them with sbatch (found on PATH): the simulation job
- * first, then the render array with --dependency=afterok:<sim job>. Both ids are in
- * *jobs as far as submission got, so on a failure after the first sbatch the caller
- * can name the job that is already queued. A plan with nothing to do submits nothing.
+/* Writes the scripts and submits them with sbatch (found on PATH): the render array
+ * first (held when a simulation job follows), then the simulation job with the array's
+ * id as its argument. Both ids are in *jobs as far as submission got, so on a failure
+ * after the first sbatch the caller can name the job that is already queued. A plan
+ * with nothing to do submits nothing.
  * Errors: PW_EIO when sbatch cannot be run or fails (its message is quoted),
  * PW_EFORMAT when its output holds no job id. */
 pw_status pw_submit_plan_submit(const pw_submit_plan *plan, pw_submit_jobs *jobs,
                                 pw_error *err);
 
-/* Runs `sbatch --parsable [--dependency=afterok:<after_ok>] script` and returns the new
- * job's id. after_ok may be NULL or "". Output beyond 64 KiB is an error. */
-pw_status pw_submit_sbatch(const char *script_path, const char *after_ok, char *job_id,
+/* Runs `sbatch --parsable script [script_arg]` and returns the new job's id. script_arg
+ * may be NULL or "". Output beyond 64 KiB is an error. */
+pw_status pw_submit_sbatch(const char *script_path, const char *script_arg, char *job_id,
                            size_t job_id_size, pw_error *err);
 
 /* The job id in sbatch --parsable output: "<id>" or "<id>;<cluster>" on the first

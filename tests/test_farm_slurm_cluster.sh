@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Property: a shot handed to Slurm with `powder submit` (one simulation job, then a
-# render job array that depends on it) produces every EXR frame, and each is identical
+# Property: a shot handed to Slurm with `powder submit` (a held render job array and
+# one simulation job that releases its tasks as their frames are simulated) produces every EXR frame, and each is identical
 # to the frame of a local `powder run` of the same shot: every byte of every file equal
 # except the 8-byte value of the header attribute powder:renderSeconds, the only
 # wall-clock quantity Powder writes (rendering is deterministic for any thread count,
@@ -31,124 +31,9 @@ die() {
     exit 1
 }
 
-[ "$(id -u)" = 0 ] || skip "not root (running the Slurm daemons needs root)"
-
-# ---- 1. packages (tools/check installs them: tools/deps.sh, POWDER_TEST_PACKAGES) --------
-for p in slurmctld slurmd slurm-client munge; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
-        skip "Debian package $p is not installed (tools/check installs it)"
-done
-for b in slurmctld slurmd munged sbatch squeue scontrol sinfo; do
-    command -v $b >/dev/null || skip "$b not found although the Slurm packages are installed"
-done
-
-# slurmd 22.05 initialises its cgroup plugin whatever the proctrack and task plugins
-# (cgroup.conf's CgroupPlugin=disabled arrived in later releases), so a machine without
-# a cgroup filesystem (containers, chroots) cannot run a Slurm node at all.
-grep -qs ' /sys/fs/cgroup' /proc/mounts ||
-    skip "/sys/fs/cgroup is not mounted here (a container or chroot?): slurmd cannot start"
-
-# ---- 2. scratch state, munge key, ports ----------------------------------------------
-rm -rf "$scratch"
-mkdir -p "$scratch"/{munge,state,spool,log,run,shot} || die "cannot create $scratch"
-chmod 700 "$scratch/munge"
-host=$(hostname -s)
-dd if=/dev/urandom of="$scratch/munge/munge.key" bs=1024 count=1 status=none
-chmod 400 "$scratch/munge/munge.key"
-
-port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-port=$((20000 + ($$ % 2000) * 4))
-for _ in 1 2 3 4 5 6 7 8; do
-    port_free $port && port_free $((port + 1)) && break
-    port=$((port + 4))
-done
-
-export SLURM_CONF=$scratch/slurm.conf
-cat >"$SLURM_CONF" <<EOF
-ClusterName=powdertest
-SlurmctldHost=$host(127.0.0.1)
-SlurmctldPort=$port
-SlurmdPort=$((port + 1))
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-CredType=cred/munge
-AuthInfo=socket=$scratch/munge/munge.socket
-StateSaveLocation=$scratch/state
-SlurmdSpoolDir=$scratch/spool
-SlurmctldPidFile=$scratch/run/slurmctld.pid
-SlurmdPidFile=$scratch/run/slurmd.pid
-SlurmctldLogFile=$scratch/log/slurmctld.log
-SlurmdLogFile=$scratch/log/slurmd.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_CPU
-SchedulerType=sched/backfill
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
-MpiDefault=none
-SwitchType=switch/none
-ReturnToService=2
-MinJobAge=600
-KillWait=5
-SlurmctldTimeout=30
-SlurmdTimeout=30
-NodeName=$host NodeAddr=127.0.0.1 CPUs=2 RealMemory=500 State=UNKNOWN
-PartitionName=powder Nodes=$host Default=YES MaxTime=INFINITE State=UP
-EOF
-
-# ---- 3. daemons, stopped on every exit by the pids started here ----------------------
-pids=()
-stop_daemons() {
-    local pid k
-    # Jobs still running (a failed check) go first, so no task outlives its cluster. The
-    # cluster is this script's own, so every job on it is one this script submitted.
-    if [ ${#pids[@]} = 3 ] && timeout 5 scancel -u "$(id -un)" 2>/dev/null; then
-        for ((k = 0; k < 50; k++)); do
-            [ "$(timeout 5 squeue -h 2>/dev/null | wc -l)" = 0 ] && break
-            sleep 0.2
-        done
-    fi
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
-    for pid in "${pids[@]}"; do
-        for ((k = 0; k < 50; k++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-        kill -9 "$pid" 2>/dev/null
-        wait "$pid" 2>/dev/null
-    done
-}
-trap stop_daemons EXIT
-trap 'exit 1' INT TERM
-
-munged --foreground --force --socket="$scratch/munge/munge.socket" \
-    --key-file="$scratch/munge/munge.key" --pid-file="$scratch/run/munged.pid" \
-    --log-file="$scratch/log/munged.log" --seed-file="$scratch/munge/munged.seed" \
-    >"$scratch/log/munged.out" 2>&1 &
-pids+=($!)
-for ((k = 0; k < 50; k++)); do [ -S "$scratch/munge/munge.socket" ] && break; sleep 0.2; done
-[ -S "$scratch/munge/munge.socket" ] || die "munged did not create its socket in 10 s"
-
-slurmctld -D -i -f "$SLURM_CONF" >"$scratch/log/slurmctld.out" 2>&1 &
-pids+=($!)
-slurmd -D -f "$SLURM_CONF" -N "$host" >"$scratch/log/slurmd.out" 2>&1 &
-pids+=($!)
-state=""
-for ((k = 0; k < 120; k++)); do
-    state=$(timeout 5 sinfo -h -n "$host" -o %t 2>/dev/null)
-    [ "$state" = idle ] && break
-    for pid in "${pids[@]}"; do
-        kill -0 "$pid" 2>/dev/null && continue
-        # a missing kernel feature is the machine's, not Powder's: say so and skip
-        why=$(grep -h -i -m1 'cgroup' "$scratch"/log/slurmd.log "$scratch"/log/slurmd.out \
-            2>/dev/null)
-        [ -n "$why" ] && skip "slurmd cannot run on this machine: $why"
-        die "daemon $pid exited"
-    done
-    sleep 0.5
-done
-[ "$state" = idle ] || die "node $host not idle within 60 s (state '$state')"
-echo "cluster up: $host, ports $port/$((port + 1)), after $((SECONDS - t_test)) s"
+source "$2/tests/farm_cluster.sh"
+# the simulation job looks for newly simulated frames to release every second
+export POWDER_FARM_POLL=1
 
 # ---- 4. the tiny shot: local reference --------------------------------------------------
 cd "$scratch/shot" || die "cd"
@@ -200,13 +85,13 @@ t0=$(date +%s.%N)
 ids=$("$powder" submit tiny.json --output farm --chunk 2 --quiet) || die "powder submit failed"
 read -r -d '' sim_job render_job <<<"$ids"
 [ -n "$sim_job" ] && [ -n "$render_job" ] || die "expected two job ids, got '$ids'"
-dep=$(scontrol -o show job "$render_job" | grep -o 'Dependency=[^ ]*' | head -n 1)
-echo "sim job $sim_job, render array $render_job ($dep)"
-case "$dep" in
-*afterok:"$sim_job"*) ;;
-*) die "render array does not depend on $sim_job: $dep" ;;
-esac
+echo "sim job $sim_job, render array $render_job (held, released by the sim job)"
 wait_jobs 150 "$sim_job" "$render_job"
+for k in 0 1; do
+    grep -q "^powder: released render task ${render_job}_$k " \
+        "farm/farm/logs/tiny.sim.0001-0004.$sim_job.log" ||
+        die "the simulation job did not release render task ${render_job}_$k"
+done
 t_farm=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
 
 # Compares frame f of two directories: every byte except renderSeconds' value.
@@ -253,9 +138,12 @@ check_frames "after resubmission"
 
 
 # ---- 7. --render-only with a slow look, cancelled by the scheduler mid-frame ---------
-# A frame of this look takes a few seconds, so scancel right after a task's first frame
-# lands hits its second frame while it renders. Every EXR under a final name must then
-# be complete (identical to the local reference), and resubmitting must finish the rest.
+# A frame of this look takes a few seconds, so scancel right after task 0's first frame
+# lands hits its second frame while it renders (slices of 3 frames: 1-3 and 4). powder
+# takes the SIGTERM as a request to stop after that frame (or Slurm's SIGKILL ends it
+# KillWait = 5 s later), so frame 3 is never begun. Every EXR under a final name must
+# then be complete (identical to the local reference), and resubmitting must finish
+# the rest.
 spp=4096
 [ -n "${POWDER_SANITIZED:-}" ] && spp=1024
 printf '{"render": {"resolution": [32, 18], "spp": %d, "camera": {"eye": [0.2, 0.2, 1.2],
@@ -264,11 +152,11 @@ printf '{"render": {"resolution": [32, 18], "spp": %d, "camera": {"eye": [0.2, 0
 mkdir -p local_slow farm_slow && cp -r local/cache local_slow/ && cp -r farm/cache farm_slow/
 "$powder" render tiny.json --output local_slow --look slow.json --quiet ||
     die "local render of the slow look failed"
-ids=$("$powder" submit tiny.json --output farm_slow --look slow.json --render-only --chunk 2 \
+ids=$("$powder" submit tiny.json --output farm_slow --look slow.json --render-only --chunk 3 \
     --quiet) || die "render-only submit failed"
 [ "$(echo "$ids" | wc -l)" = 1 ] || die "render-only submitted more than one job: $ids"
 slow_job=$ids
-log0=farm_slow/slow/farm/logs/tiny.render.0001-0002.${slow_job}_0.log
+log0=farm_slow/slow/farm/logs/tiny.render.0001-0003.${slow_job}_0.log
 for ((k = 0; k < 600; k++)); do
     grep -q '^render: frame 1:' "$log0" 2>/dev/null && break
     sleep 0.1
@@ -281,6 +169,8 @@ for ((k = 0; k < 300; k++)); do
 done
 grep -q 'CANCELLED' farm_slow/slow/farm/logs/tiny.render."${slow_job}"_0.slurm.log ||
     die "the task's .slurm.log does not report the cancellation"
+grep -q "interrupted by SIGTERM before frame 3" "$log0" &&
+    echo "task 0 finished frame 2 after the SIGTERM and stopped before frame 3"
 n_final=0
 for f in 1 2 3 4; do
     b=farm_slow/slow/tiny.000$f.exr
@@ -289,13 +179,13 @@ for f in 1 2 3 4; do
     masked local_slow/slow/tiny.000$f.exr "$scratch/a.exr" && masked "$b" "$scratch/b.exr" &&
         cmp -s "$scratch/a.exr" "$scratch/b.exr" || die "cancelled task left a damaged $b"
 done
-plan=$("$powder" submit tiny.json --output farm_slow --look slow.json --render-only --chunk 2 \
+plan=$("$powder" submit tiny.json --output farm_slow --look slow.json --render-only --chunk 3 \
     --dry-run) || die "dry run after the cancellation failed"
 echo "$plan" | grep -q '^#SBATCH --array=' ||
     die "the cancellation interrupted nothing (tasks too fast for this test)"
 n_tmp=$(find farm_slow/slow -maxdepth 1 -name '*.tmp.*' | wc -l)
 echo "cancelled mid-frame: $n_final of 4 EXRs complete, $n_tmp temporary files"
-slow2=$("$powder" submit tiny.json --output farm_slow --look slow.json --render-only --chunk 2 \
+slow2=$("$powder" submit tiny.json --output farm_slow --look slow.json --render-only --chunk 3 \
     --quiet) || die "resubmission after the cancellation failed"
 wait_jobs 150 "$slow2"
 for f in 1 2 3 4; do

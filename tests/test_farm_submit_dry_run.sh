@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Property: `powder submit` writes the batch scripts a Slurm farm needs, exactly:
-# a simulation job covering frame start..last pending frame; a render job array whose
-# indices are the slices (--chunk frames each) that still lack a valid EXR, each task
-# rendering its slice with --resume and logging to a file named after its frame range;
-# the array submitted with --dependency=afterok:<sim job id parsed from sbatch
-# --parsable>; with --render-only and --look no simulation job and no dependency. Every
+# a simulation job covering frame start..last pending frame, warned before its time
+# limit; a render job array whose indices are the slices (--chunk frames each) that
+# still lack a valid EXR, each task rendering its slice with --resume and logging to a
+# file named after its frame range; the array submitted first and held, and its id
+# (parsed from sbatch --parsable) given to the simulation job, which releases each
+# slice by its last frame; with --render-only and --look no simulation job, no hold. Every
 # expectation is an exact line, so the tolerance is zero. No Slurm is needed: --dry-run
 # prints the scripts, and a fake `sbatch` on PATH records how powder calls it.
 #
@@ -67,7 +68,7 @@ st=$?
 check "1.1 exit 0" status 0
 check "1.2 sim job log" line "#SBATCH --output=$farm/logs/tiny.sim.0001-0005.%j.log"
 check "1.3 sim up to the last frame" \
-    line "exec '$exe' sim '$abs/tiny.json' --frames 1-5 --threads \"\$threads\""
+    line "'$exe' sim '$abs/tiny.json' --frames 1-5 --threads \"\$threads\" &"
 check "1.4 array over 3 slices" line "#SBATCH --array=0-2"
 check "1.5 slice 0" line "0) frames=1-2 range=0001-0002 ;;"
 check "1.6 slice 1" line "1) frames=3-4 range=0003-0004 ;;"
@@ -75,9 +76,11 @@ check "1.7 short last slice" line "2) frames=5 range=0005-0005 ;;"
 check "1.8 no slice 3" no_text "3) frames="
 check "1.9 task log named after the frame range" line "exec >'$farm/logs'$task_log"
 check "1.10 render task resumes" line "$render_cmd --threads \"\$threads\""
-check "1.11 dependency afterok on the sim job" \
-    line "sbatch --parsable --dependency=afterok:\${sim%%;*} $farm/tiny.render.sbatch"
-check "1.12 renders die with a failed sim" line "#SBATCH --kill-on-invalid-dep=yes"
+check "1.11 render array submitted first" line "render=\$(sbatch --parsable $farm/tiny.render.sbatch)"
+check "1.12 render array held" line "#SBATCH --hold"
+check "1.12b sim job gets the array's id" line "sbatch --parsable $farm/tiny.sim.sbatch \${render%;*}"
+check "1.12c sim warned before its limit" line "#SBATCH --signal=B:USR1@600"
+check "1.12d slices released by their last frame" line "declare -A slice_last=( [0]=2 [1]=4 [2]=5 )"
 check "1.13 partition" lines 2 "#SBATCH --partition=debug"
 check "1.14 cpus per task" lines 2 "#SBATCH --cpus-per-task=2"
 check "1.15 working directory" lines 2 "#SBATCH --chdir=$abs"
@@ -153,11 +156,12 @@ rm -rf out/tiny/farm
 out=$(PATH="$dir/fake:$PATH" "$powder" submit tiny.json --frames 1-6 --chunk 2 --quiet 2>&1)
 st=$?
 check "5.1 exit 0" status 0
-check "5.2 quiet prints both ids" test "$out" = $'4711\n4712'
+check "5.2 quiet prints both ids, sim first" test "$out" = $'4712\n4711'
 out=$(cat "$FAKE_LOG")
-check "5.3 sim submitted first" test "$(sed -n 1p <<<"$out")" = "--parsable $farm/tiny.sim.sbatch"
-check "5.4 render after the parsed id" test "$(sed -n 2p <<<"$out")" = \
-    "--parsable --dependency=afterok:4711 $farm/tiny.render.sbatch"
+check "5.3 render array submitted first" \
+    test "$(sed -n 1p <<<"$out")" = "--parsable $farm/tiny.render.sbatch"
+check "5.4 sim job gets the parsed array id" test "$(sed -n 2p <<<"$out")" = \
+    "--parsable $farm/tiny.sim.sbatch 4711"
 check "5.5 scripts written, executable" test -x "$farm/tiny.sim.sbatch" -a \
     -x "$farm/tiny.render.sbatch"
 check "5.6 log directory made" test -d "$farm/logs"
@@ -168,7 +172,7 @@ out=$(FAKE_MODE=fail PATH="$dir/fake:$PATH" "$powder" submit tiny.json --frames 
 st=$?
 check "5.8 sbatch failure: exit 1" status 1
 check "5.9 sbatch's message quoted" text "invalid partition specified: nope"
-check "5.10 the queued sim job named" text "simulation job 4711 is queued already"
+check "5.10 the queued render array named" text "render job array 4711 is queued already, held"
 rm -f "$FAKE_LOG"
 out=$(FAKE_MODE=garbage PATH="$dir/fake:$PATH" "$powder" submit tiny.json --frames 1-6 2>&1)
 st=$?
