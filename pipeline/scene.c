@@ -340,8 +340,9 @@ pw_status pw_scene_load(const char *path, pw_scene *out, pw_error *err)
  * camera is one viewpoint, replaced whole (the scene's motion keys under a look's eye
  * would be neither camera), and "sky" and "envmap" are two forms of one light, so
  * naming one drops the other; "daylight" is sun and sky at once, so naming it drops
- * "sun", "sky" and "envmap", and naming any of those drops it. Returns 0, or -1 when
- * out of memory. */
+ * "sun", "sky" and "envmap", and naming any of those drops it; a medium given as
+ * grains replaces one given as sigma_t and albedo, and the other way round. Returns 0,
+ * or -1 when out of memory. */
 static int merge_patch(json_t *target, json_t *patch, int depth)
 {
     const char *key;
@@ -377,6 +378,21 @@ static int merge_look(json_t *render, json_t *look_render)
             json_is_object(json_object_get(look_lights, "sky")) ||
             json_is_object(json_object_get(look_lights, "envmap")))
             json_object_del(lights, "daylight");
+    }
+    /* the medium's two forms, grains or sigma_t and albedo, replace each other, each
+     * with its own default g */
+    json_t *medium = json_object_get(render, "medium");
+    json_t *look_medium = json_object_get(look_render, "medium");
+    if (json_is_object(medium) && json_is_object(look_medium)) {
+        int grains = json_object_get(look_medium, "grain_radius_um") != NULL;
+        int optical = json_object_get(look_medium, "sigma_t") ||
+                      json_object_get(look_medium, "albedo");
+        int was_grains = json_object_get(medium, "grain_radius_um") != NULL;
+        if (grains != was_grains && (grains || optical)) {
+            json_object_del(medium, grains ? "sigma_t" : "grain_radius_um");
+            json_object_del(medium, "albedo");
+            json_object_del(medium, "g");
+        }
     }
     return merge_patch(render, look_render, 0);
 }

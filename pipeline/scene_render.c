@@ -19,7 +19,8 @@ static const char *const keys_medium[] = {"sigma_t", "rho_ref", "albedo", "g", "
                                           NULL};
 static const char *const keys_lights[] = {"sun", "sky", "envmap", "daylight", NULL};
 static const char *const keys_daylight[] = {"sun_elevation_deg", "sun_azimuth_deg", "turbidity",
-                                            "intensity", "angular_diameter_deg", NULL};
+                                            "intensity", "angular_diameter_deg",
+                                            "ground_albedo", NULL};
 static const char *const keys_sun[] = {"direction", "angular_diameter_deg", "irradiance", NULL};
 static const char *const keys_sky[] = {"radiance", NULL};
 static const char *const keys_envmap[] = {"path", "intensity", "rotation_deg", NULL};
@@ -258,6 +259,7 @@ static pw_status parse_daylight(const sc_ctx *c, json_t *day, pw_lights_desc *l)
     const sc_range turbidity = {2, 10, 0, 0, "the turbidity (the range of Preetham's fit)"};
     const sc_range intensity = {0, INFINITY, 0, 1, "the daylight intensity"};
     const sc_range diam = {0, 90, 1, 0, "the sun's angular diameter [deg]"};
+    const sc_range ground = {0, 1, 0, 0, "the albedo of the ground below the horizon"};
     pw_status rc;
     if ((rc = sc_check_keys(c, day, at, keys_daylight)) != PW_OK ||
         (rc = sc_number(c, day, at, "sun_elevation_deg", 1, 0, elevation,
@@ -266,7 +268,9 @@ static pw_status parse_daylight(const sc_ctx *c, json_t *day, pw_lights_desc *l)
         (rc = sc_number(c, day, at, "turbidity", 0, 3, turbidity, &l->turbidity)) != PW_OK ||
         (rc = sc_number(c, day, at, "intensity", 0, 1, intensity, &l->daylight_intensity)) ||
         (rc = sc_number(c, day, at, "angular_diameter_deg", 0, 0.53, diam,
-                        &l->sun_angular_diameter_deg)) != PW_OK)
+                        &l->sun_angular_diameter_deg)) != PW_OK ||
+        (rc = sc_number(c, day, at, "ground_albedo", 0, 0.3, ground,
+                        &l->daylight_ground_albedo)) != PW_OK)
         return rc;
     l->daylight = 1;
     return PW_OK;

@@ -205,7 +205,7 @@ vec3 pw_envmap_sample(const pw_envmap *e, double u1, double u2, vec3 *dir, doubl
 /* ---- daylight ---------------------------------------------------------------- */
 
 /* The daylight sky's map: 1024 x 512 pixels of 0.35 deg, each the model's radiance at
- * its centre; the horizon falls on a row edge, so the lower half is black. Fine enough
+ * its centre; the horizon falls on a row edge, below it the ground. Fine enough
  * that the piecewise-constant map is within 1 % of the model over the sky, apart from
  * the first rows above the horizon when the sun is low (render/docs/daylight.md). */
 #define DAYLIGHT_MAP_W 1024
@@ -217,6 +217,9 @@ static pw_status init_daylight(pw_lights *L, const pw_lights_desc *desc, pw_erro
     if (!(k >= 0) || !isfinite(k))
         return pw_fail(err, PW_EINVAL, "lights: daylight intensity must be finite and >= 0 "
                        "(%g)", k);
+    if (!(desc->daylight_ground_albedo >= 0 && desc->daylight_ground_albedo <= 1))
+        return pw_fail(err, PW_EINVAL, "lights: daylight ground_albedo must be in [0, 1] (%g)",
+                       desc->daylight_ground_albedo);
     if (!isfinite(desc->sun_azimuth_deg))
         return pw_fail(err, PW_EINVAL, "lights: daylight sun_azimuth_deg must be finite (%g)",
                        desc->sun_azimuth_deg);
@@ -230,14 +233,18 @@ static pw_status init_daylight(pw_lights *L, const pw_lights_desc *desc, pw_erro
     L->has_sun = 1;
     L->sun_dir = pw_sky_sun_direction(desc->sun_elevation_deg, desc->sun_azimuth_deg);
     L->sun_cos_max = cos(half);
-    vec3 E = v3_scale(pw_sky_sun_irradiance(desc->sun_elevation_deg, desc->turbidity), k);
+    vec3 E_sun = pw_sky_sun_irradiance(desc->sun_elevation_deg, desc->turbidity);
+    vec3 E = v3_scale(E_sun, k);
     L->sun_radiance = v3_scale(E, 1.0 / (PW_PI * sin(half) * sin(half)));
 
     const int W = DAYLIGHT_MAP_W, H = DAYLIGHT_MAP_H;
     float *rgb = calloc((size_t)3 * W * H, sizeof *rgb);
     if (!rgb) return pw_fail(err, PW_ENOMEM, "lights: out of memory (daylight map)");
+    /* the sky, and its illuminance on the ground E = sum L cos(theta) dOmega */
+    vec3 E_ground = v3_scale(E_sun, L->sun_dir.y); /* the map is scaled by k below */
     for (int i = 0; i < H / 2; i++) {
         double theta = (i + 0.5) * PW_PI / H;
+        double omega = 2.0 * PW_PI / W * (cos(i * PW_PI / H) - cos((i + 1) * PW_PI / H));
         for (int j = 0; j < W; j++) {
             double phi = (j + 0.5) * 2.0 * PW_PI / W;
             vec3 d = v3(sin(theta) * cos(phi), cos(theta), sin(theta) * sin(phi));
@@ -246,7 +253,18 @@ static pw_status init_daylight(pw_lights *L, const pw_lights_desc *desc, pw_erro
             px[0] = (float)c.x;
             px[1] = (float)c.y;
             px[2] = (float)c.z;
+            E_ground = v3_madd(E_ground, v3((float)c.x, (float)c.y, (float)c.z),
+                               cos(theta) * omega);
         }
+    }
+    /* below the horizon, the land beyond the scene's own surfaces: a diffuse ground of
+     * albedo ground_albedo under that sun and sky, so no black band shows past a drawn
+     * ground and the snow gets the land's bounce light */
+    vec3 L_ground = v3_scale(E_ground, desc->daylight_ground_albedo / PW_PI);
+    for (size_t q = (size_t)W * (H / 2); q < (size_t)W * H; q++) {
+        rgb[3 * q + 0] = (float)L_ground.x;
+        rgb[3 * q + 1] = (float)L_ground.y;
+        rgb[3 * q + 2] = (float)L_ground.z;
     }
     L->env = pw_envmap_create(rgb, W, H, k, 0.0, err);
     free(rgb);

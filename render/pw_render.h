@@ -49,6 +49,8 @@ typedef struct {
     double sun_azimuth_deg;   /* from +X towards +Z                                 */
     double turbidity;         /* [2, 10] (3: clear)                                 */
     double daylight_intensity; /* multiplier of sun and sky [-] (1)                 */
+    double daylight_ground_albedo; /* below the horizon: a diffuse ground of this
+                                      albedo lit by the sun and sky [0, 1] (0.3)    */
 } pw_lights_desc;
 
 typedef struct {

@@ -445,6 +445,38 @@ static void case_look(pw_scene *s)
     CHECK(rc != PW_OK && strstr(err.msg, "scene_look_bad.json") && strstr(err.msg, "render.spp"),
           "bad partial look: %s", err.msg);
     EQ(s->render.spp, 4);
+    /* 6d. a look naming daylight and grains drops the scene's sun, sky and sigma_t,
+     * albedo, g (each form keeps its own defaults); one naming sigma_t goes back */
+    f = fopen(POWDER_TEST_TMP "/scene_look_ice.json", "wb");
+    if (!f) return;
+    fputs("{\"render\": {\"medium\": {\"grain_radius_um\": 904.2},"
+          " \"lights\": {\"daylight\": {\"sun_elevation_deg\": 30}}}}", f);
+    fclose(f);
+    rc = pw_scene_apply_look(s, POWDER_TEST_TMP "/scene_look_ice.json", &err);
+    CHECK(rc == PW_OK, "a look with daylight and grains: %s", err.msg);
+    EQ(s->lights.daylight, 1);
+    EQ(s->lights.sun_elevation_deg, 30);
+    EQ(s->lights.turbidity, 3);
+    EQ(s->lights.daylight_ground_albedo, 0.3);
+    EQV(s->lights.sun_irradiance, 0, 0, 0);
+    EQV(s->lights.sky_radiance, 0, 0, 0);
+    /* 3 rho_ref / (2 rho_ice r), rho_ref the scene's 350 */
+    CHECK(fabs(s->medium.sigma_t_ref - 3 * 350 / (2 * 917 * 904.2e-6)) < 1e-9 &&
+          s->medium.rho_ref == 350 && s->medium.g == 0.89 && s->medium.albedo.x < 1 &&
+          s->medium.albedo.x > 0.9998 && s->medium.albedo.z > s->medium.albedo.x,
+          "ice medium sigma_t %g rho_ref %g g %g albedo (%g, %g, %g)", s->medium.sigma_t_ref,
+          s->medium.rho_ref, s->medium.g, s->medium.albedo.x, s->medium.albedo.y,
+          s->medium.albedo.z);
+    f = fopen(POWDER_TEST_TMP "/scene_look_paper.json", "wb");
+    if (!f) return;
+    fputs("{\"render\": {\"medium\": {\"sigma_t\": 724}}}", f);
+    fclose(f);
+    rc = pw_scene_apply_look(s, POWDER_TEST_TMP "/scene_look_paper.json", &err);
+    CHECK(rc == PW_OK, "a look back to sigma_t: %s", err.msg);
+    EQ(s->medium.sigma_t_ref, 724);
+    EQV(s->medium.albedo, 0.9, 0.95, 1.0);
+    EQ(s->medium.g, 0.5);
+    EQ(s->lights.daylight, 1); /* the lights were not named */
     /* 7. frame times */
     NEAR(pw_scene_frame_time(s, 3), 0.0);
     NEAR(pw_scene_frame_time(s, 18), 0.5);
