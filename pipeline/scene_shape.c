@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const double deg = 3.14159265358979323846 / 180.0; /* [rad/deg] */
@@ -166,14 +167,14 @@ static pw_status parse_sequence(const sc_ctx *c, json_t *obj, const char *path, 
         return sc_fail(c, at_path, "path too long (%d bytes, at most %zu)", n, sizeof s->path - 1);
     /* every file there and readable, so a gap stops the shot now */
     for (long long k = first; k <= last; k += step) {
-        char file[1024], resolved[sizeof s->path];
+        char file[sizeof s->path];
         pw_error e = {0};
-        if (pw_frame_path(rel, (int)k, file, sizeof file, &e) != PW_OK)
+        if (pw_frame_path(s->path, (int)k, file, sizeof file, &e) != PW_OK)
             return sc_fail(c, at_path, "%s", e.msg);
-        if ((rc = sc_asset_path(c, at_path, file, resolved, sizeof resolved)) != PW_OK) {
-            pw_error_prefix(c->err, "file %lld of the sequence %lld..%lld", k, first, last);
-            return rc;
-        }
+        struct stat st;
+        if (stat(file, &st) != 0 || !S_ISREG(st.st_mode) || access(file, R_OK) != 0)
+            return sc_fail(c, at_path, "file %lld of the sequence %lld..%lld: cannot open '%s'",
+                           k, first, last, file);
     }
     return PW_OK;
 }
@@ -247,6 +248,17 @@ pw_status sc_shape(const sc_ctx *c, json_t *obj, const char *path, int flags, pw
     if (rc != PW_OK) return rc;
     if ((rc = sc_check_keys(c, obj, path, keys_of[kind])) != PW_OK) return rc;
     pw_shape_init(out, kind_of[kind]);
+    /* before the sequence's files are looked for: they are not the problem */
+    static const char *const not_for_bodies[][2] = {
+        {"sequence", "snow bodies are seeded at t = 0 from one mesh: a mesh sequence is for "
+                     "colliders and surfaces"},
+        {"thickness", "a snow body fills a closed mesh: 'thickness' is for colliders"}};
+    for (int k = 0; k < 2 && (flags & SC_SHAPE_NO_MOTION); k++)
+        if (json_object_get(obj, not_for_bodies[k][0])) {
+            char at[SC_PATH];
+            sc_join(at, path, not_for_bodies[k][0]);
+            return sc_fail(c, at, "%s", not_for_bodies[k][1]);
+        }
     if (kind_of[kind] == PW_SHAPE_HALFSPACE && (flags & SC_SHAPE_NO_HALFSPACE)) {
         char at[SC_PATH];
         sc_join(at, path, "type");
@@ -258,15 +270,5 @@ pw_status sc_shape(const sc_ctx *c, json_t *obj, const char *path, int flags, pw
         (rc = parse_rotation(c, obj, path, out)) != PW_OK ||
         (rc = parse_motion(c, obj, path, flags, out)) != PW_OK)
         return rc;
-    char at[SC_PATH];
-    if ((flags & SC_SHAPE_NO_MOTION) && pw_shape_is_sequence(out)) {
-        sc_join(at, path, "sequence");
-        return sc_fail(c, at, "snow bodies are seeded at t = 0 from one mesh: a mesh sequence "
-                              "is for colliders and surfaces");
-    }
-    if ((flags & SC_SHAPE_NO_MOTION) && out->thickness > 0) {
-        sc_join(at, path, "thickness");
-        return sc_fail(c, at, "a snow body fills a closed mesh: 'thickness' is for colliders");
-    }
     return PW_OK;
 }

@@ -264,6 +264,23 @@ static const error_case cases[] = {
      {"sim.bodies[0].layers[0].blend = 0.01: xi and Jp_min blend", "e^786.975 inside the blend"}},
     {"12.8", BODY, BODY " \"layers\": {\"thickness\": 0.02},",
      {"sim.bodies[0].layers: ", "array"}},
+    /* 13. mesh sequences (deforming colliders) */
+    {"13.1", SIM, "\"colliders\": [{\"shape\": {\"type\": \"mesh\", \"path\": \"walk.####.obj\", "
+                  "\"sequence\": {\"first\": 1, \"last\": 3}}}], " SIM,
+     {"scene.json: sim.colliders[0].shape.path: file 1 of the sequence 1..3: cannot open",
+      "walk.0001.obj'"}},
+    {"13.2", SIM, "\"colliders\": [{\"shape\": {\"type\": \"mesh\", \"path\": \"walk.obj\", "
+                  "\"sequence\": {\"first\": 1, \"last\": 3}}}], " SIM,
+     {"sim.colliders[0].shape.path: \"walk.obj\": a mesh sequence's path needs exactly one run"}},
+    {"13.3", SIM, "\"colliders\": [{\"shape\": {\"type\": \"mesh\", \"path\": \"w.##.obj\", "
+                  "\"sequence\": {\"first\": 5, \"last\": 3}}}], " SIM,
+     {"sim.colliders[0].shape.sequence.last = 3: ", "the last file's number (>= first)"}},
+    {"13.4", SPHERE, "{\"type\": \"mesh\", \"path\": \"w.##.obj\", \"sequence\": {\"first\": 1, "
+                     "\"last\": 3}}",
+     {"sim.bodies[0].shapes[0].sequence: snow bodies are seeded at t = 0 from one mesh"}},
+    {"13.5", SIM, "\"colliders\": [{\"shape\": {\"type\": \"mesh\", \"path\": \"w.##.obj\", "
+                  "\"thickness\": -0.01}}], " SIM,
+     {"sim.colliders[0].shape.thickness = -0.01: the shell's thickness [m] must be"}},
     /* 8. duplicate keys, empty and non-object documents, bad bytes */
     {"8.1", MAT, "\"snow\": {\"nu\": 0.2, \"nu\": 0.3}",
      {"scene.json:6:42: ", "duplicate object key"}},
