@@ -379,8 +379,9 @@ static int merge_look(json_t *render, json_t *look_render)
             json_is_object(json_object_get(look_lights, "envmap")))
             json_object_del(lights, "daylight");
     }
-    /* the medium's two forms, grains or sigma_t and albedo, replace each other, each
-     * with its own default g */
+    /* the medium's two forms, grains or sigma_t and albedo, replace each other; g goes
+     * too, as it is the rendered phase function of one form and the grains' similarity
+     * scaling of the other */
     json_t *medium = json_object_get(render, "medium");
     json_t *look_medium = json_object_get(look_render, "medium");
     if (json_is_object(medium) && json_is_object(look_medium)) {

@@ -214,13 +214,11 @@ static pw_status parse_medium(const sc_ctx *c, json_t *render, pw_medium_desc *m
     /* asked before the parse below writes the defaults in */
     int ice = json_object_get(obj, "grain_radius_um") != NULL;
     int optical = json_object_get(obj, "sigma_t") || json_object_get(obj, "albedo");
-    int has_g = json_object_get(obj, "g") != NULL;
     if ((rc = sc_check_keys(c, obj, at, keys_medium)) != PW_OK ||
         (rc = sc_number(c, obj, at, "sigma_t", 0, 724, sigma, &m->sigma_t_ref)) != PW_OK ||
         (rc = sc_number(c, obj, at, "rho_ref", 0, 400, rho, &m->rho_ref)) != PW_OK ||
         (rc = sc_vec3(c, obj, at, "albedo", 0, v3(0.9, 0.95, 1.0), albedo, &m->albedo)) ||
-        /* ice grains scatter forward more than the paper's medium */
-        (rc = sc_number(c, obj, at, "g", 0, ice && !has_g ? PW_ICE_G : 0.5, g, &m->g)))
+        (rc = sc_number(c, obj, at, "g", 0, 0.5, g, &m->g)) != PW_OK)
         return rc;
     if (!ice) return PW_OK;
     /* ice optics (render/ice_optics.h): sigma_t and albedo follow from the grains */

@@ -89,13 +89,27 @@ pw_status pw_ice_medium(double r, double rho_snow, double g, pw_medium_desc *out
     if (!(rho_snow > 0 && rho_snow < PW_ICE_DENSITY))
         return pw_fail(err, PW_EINVAL, "ice optics: snow density %g kg/m^3 must be in (0, %g) "
                        "(ice)", rho_snow, PW_ICE_DENSITY);
+    if (!(g > -1 && g < 1))
+        return pw_fail(err, PW_EINVAL, "ice optics: g must be in (-1, 1) (%g)", g);
     /* n = (rho_snow / rho_ice) / (4/3 pi r^3) spheres per m^3, each of cross-section
      * Q_ext pi r^2 = 2 pi r^2 */
-    out->sigma_t_ref = 3.0 * rho_snow / (2.0 * PW_ICE_DENSITY * r);
+    double sigma_t = 3.0 * rho_snow / (2.0 * PW_ICE_DENSITY * r);
+    /* similarity (first order): rendered with HG g instead of ice's PW_ICE_G, the
+     * scattering coefficient is scaled so that sigma_a and sigma_s (1 - g), what the
+     * multiple scattering depends on, stay ice's. The tracer's sigma_t is grey: it is
+     * scaled at green, and each channel keeps its own sigma_a exactly through its
+     * albedo (its sigma_s (1 - g) is then off by sigma_a's spread, < 1e-3) */
+    double scale = (1.0 - PW_ICE_G) / (1.0 - g);
+    double co_green = pw_ice_sphere_coalbedo(r, pw_sky_channel_nm[1]);
+    double sigma_t_render = sigma_t * (co_green + (1.0 - co_green) * scale);
+    double albedo[3];
+    for (int c = 0; c < 3; c++) {
+        double sigma_a = pw_ice_sphere_coalbedo(r, pw_sky_channel_nm[c]) * sigma_t;
+        albedo[c] = 1.0 - sigma_a / sigma_t_render;
+    }
+    out->sigma_t_ref = sigma_t_render;
     out->rho_ref = rho_snow;
-    out->albedo = v3(1.0 - pw_ice_sphere_coalbedo(r, pw_sky_channel_nm[0]),
-                     1.0 - pw_ice_sphere_coalbedo(r, pw_sky_channel_nm[1]),
-                     1.0 - pw_ice_sphere_coalbedo(r, pw_sky_channel_nm[2]));
+    out->albedo = v3(albedo[0], albedo[1], albedo[2]);
     out->g = g;
     return PW_OK;
 }

@@ -40,11 +40,13 @@ double pw_ice_sphere_q_abs(double r, double lambda_nm);
 double pw_ice_sphere_coalbedo(double r, double lambda_nm);
 
 /* The medium of snow of grains of effective radius r [m] and density rho_snow
- * [kg/m^3]: sigma_t = 3 rho_snow / (2 rho_ice r) at rho_ref = rho_snow (so the
- * renderer's sigma_t(x) = sigma_t_ref rho(x) / rho_ref is 3 rho(x) / (2 rho_ice r)),
- * albedo per channel at the wavelengths pw_sky_channel_nm (610, 550, 465 nm), g
- * unchanged. PW_EINVAL naming the value outside the bounds above or rho_snow outside
- * (0, rho_ice). */
+ * [kg/m^3], rendered with HG g: ice's sigma_t = 3 rho_snow / (2 rho_ice r) at rho_ref =
+ * rho_snow (so sigma_t(x) = sigma_t_ref rho(x) / rho_ref follows the snow's density)
+ * and co-albedo per channel at the wavelengths pw_sky_channel_nm (610, 550, 465 nm);
+ * for g != PW_ICE_G, sigma_s is scaled by (1 - PW_ICE_G) / (1 - g) (the similarity
+ * relation), which keeps sigma_a and sigma_s (1 - g). g = PW_ICE_G gives the grains'
+ * own sigma_t and albedo. PW_EINVAL naming the value outside the bounds above, rho_snow
+ * outside (0, rho_ice) or g outside (-1, 1). */
 pw_status pw_ice_medium(double r, double rho_snow, double g, pw_medium_desc *out,
                         pw_error *err);
 

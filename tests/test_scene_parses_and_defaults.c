@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "ice_optics.h"
 #include "pw_file.h"
 #include "scene.h"
 
@@ -446,7 +447,7 @@ static void case_look(pw_scene *s)
           "bad partial look: %s", err.msg);
     EQ(s->render.spp, 4);
     /* 6d. a look naming daylight and grains drops the scene's sun, sky and sigma_t,
-     * albedo, g (each form keeps its own defaults); one naming sigma_t goes back */
+     * albedo, g; one naming sigma_t goes back */
     f = fopen(POWDER_TEST_TMP "/scene_look_ice.json", "wb");
     if (!f) return;
     fputs("{\"render\": {\"medium\": {\"grain_radius_um\": 904.2},"
@@ -460,10 +461,12 @@ static void case_look(pw_scene *s)
     EQ(s->lights.daylight_ground_albedo, 0.3);
     EQV(s->lights.sun_irradiance, 0, 0, 0);
     EQV(s->lights.sky_radiance, 0, 0, 0);
-    /* 3 rho_ref / (2 rho_ice r), rho_ref the scene's 350 */
-    CHECK(fabs(s->medium.sigma_t_ref - 3 * 350 / (2 * 917 * 904.2e-6)) < 1e-9 &&
-          s->medium.rho_ref == 350 && s->medium.g == 0.89 && s->medium.albedo.x < 1 &&
-          s->medium.albedo.x > 0.9998 && s->medium.albedo.z > s->medium.albedo.x,
+    /* sigma_a = co-albedo x 3 rho_ref / (2 rho_ice r), rho_ref the scene's 350; g the
+     * default 0.5 (the scene's 0.3 went with its sigma_t) */
+    double sigma_a = pw_ice_sphere_coalbedo(904.2e-6, 550) * 3 * 350 / (2 * 917 * 904.2e-6);
+    CHECK(fabs(s->medium.sigma_t_ref * (1 - s->medium.albedo.y) - sigma_a) < 1e-9 * sigma_a &&
+          s->medium.rho_ref == 350 && s->medium.g == 0.5 && s->medium.albedo.x < 1 &&
+          s->medium.albedo.x > 0.999 && s->medium.albedo.z > s->medium.albedo.x,
           "ice medium sigma_t %g rho_ref %g g %g albedo (%g, %g, %g)", s->medium.sigma_t_ref,
           s->medium.rho_ref, s->medium.g, s->medium.albedo.x, s->medium.albedo.y,
           s->medium.albedo.z);
