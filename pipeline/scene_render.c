@@ -10,7 +10,8 @@
 static const char *const keys_render[] = {
     "camera",  "resolution",  "spp",    "max_depth", "rr_start_depth", "seed",
     "subdiv",  "raster", "detail", "aovs",        "compression", "beauty", "png_exposure",
-    "medium",  "lights",  "surfaces",    "draw_colliders", "collider_color", "background", NULL};
+    "medium",  "lights",  "surfaces",    "draw_colliders", "collider_color", "background",
+    "noise_target", "noise_min_spp", NULL};
 static const char *const keys_camera[] = {
     "eye", "target", "up", "fov_deg", "f_number", "aperture_radius", "sensor_height_mm",
     "focus_distance", "shutter", "shutter_samples", "motion", NULL};
@@ -32,7 +33,7 @@ static const char *const beauties[] = {"half", "float", NULL};
 static const char *const backgrounds[] = {"sky", "transparent", NULL};
 /* in pw_raster_kind order */
 static const char *const rasters[] = {"bounded", "bspline", NULL};
-static const char *const aov_names[] = {"depth", "albedo", NULL};
+static const char *const aov_names[] = {"depth", "albedo", "noise", NULL};
 
 #define MAX_SIDE_PX 16384
 #define MAX_PIXELS (1LL << 28)
@@ -370,27 +371,28 @@ static pw_status parse_surfaces(const sc_ctx *c, json_t *render, pw_scene *s)
     return PW_OK;
 }
 
-/* "aovs": ["depth", "albedo"] */
+/* "aovs": ["depth", "albedo", "noise"] */
 static pw_status parse_aovs(const sc_ctx *c, json_t *render, pw_render_settings *r)
 {
     json_t *list;
     pw_status rc = sc_get_array(c, render, "render", "aovs", 0, &list);
     if (rc != PW_OK) return rc;
-    r->aov_depth = r->aov_albedo = 0;
+    r->aov_depth = r->aov_albedo = r->aov_noise = 0;
     if (!list) return PW_OK;
+    int *flags[] = {&r->aov_depth, &r->aov_albedo, &r->aov_noise};
     for (size_t k = 0; k < json_array_size(list); k++) {
         char at[SC_PATH];
         sc_index(at, "render.aovs", (int)k);
         json_t *e = json_array_get(list, k);
         if (!json_is_string(e))
-            return sc_fail(c, at, "expected a string (\"depth\" or \"albedo\"), got %s",
-                           sc_type_name(e));
+            return sc_fail(c, at, "expected a string (\"depth\", \"albedo\" or \"noise\"), "
+                                  "got %s", sc_type_name(e));
         int *flag = NULL;
         for (int a = 0; aov_names[a]; a++)
             if (strcmp(json_string_value(e), aov_names[a]) == 0)
-                flag = a == 0 ? &r->aov_depth : &r->aov_albedo;
+                flag = flags[a];
         if (!flag)
-            return sc_fail(c, at, "\"%.40s\" is not one of \"depth\", \"albedo\"",
+            return sc_fail(c, at, "\"%.40s\" is not one of \"depth\", \"albedo\", \"noise\"",
                            json_string_value(e));
         if (*flag) return sc_fail(c, at, "\"%s\" is listed twice", json_string_value(e));
         *flag = 1;
@@ -404,9 +406,11 @@ pw_status sc_render(const sc_ctx *c, json_t *render, pw_scene *s)
     if (rc != PW_OK) return rc;
     pw_render_settings *r = &s->render;
     memset(r, 0, sizeof *r);
-    long long spp, max_depth, rr, seed, subdiv;
+    long long spp, max_depth, rr, seed, subdiv, min_spp;
     const sc_range exposure = {-64, 64, 0, 0, "the preview exposure [stops]"};
     const sc_range detail_range = {0, 1, 0, 0, "the particle-bound detail amplitude"};
+    const sc_range noise_range = {0, 1, 0, 1, "the noise target (0: off; the standard "
+                                              "error relative to the pixel)"};
     if ((rc = parse_camera(c, render, s)) != PW_OK ||
         (rc = parse_resolution(c, render, &s->camera)) != PW_OK ||
         (rc = sc_int(c, render, "render", "spp", 0, 64, 1, 1 << 20, "samples per pixel",
@@ -423,6 +427,10 @@ pw_status sc_render(const sc_ctx *c, json_t *render, pw_scene *s)
         (rc = sc_int(c, render, "render", "subdiv", 0, r->raster == PW_RASTER_BOUNDED ? 4 : 1,
                      1, 8, "the render grid subdivision", &subdiv)) != PW_OK ||
         (rc = sc_number(c, render, "render", "detail", 0, 0, detail_range, &r->detail)) ||
+        (rc = sc_number(c, render, "render", "noise_target", 0, 0, noise_range,
+                        &r->noise_target)) != PW_OK ||
+        (rc = sc_int(c, render, "render", "noise_min_spp", 0, 16, 2, 1 << 20,
+                     "the samples before a pixel's error is judged", &min_spp)) != PW_OK ||
         (rc = parse_aovs(c, render, r)) != PW_OK ||
         (rc = sc_enum(c, render, "render", "compression", 0, compressions,
                       &s->exr_compression)) != PW_OK ||
@@ -439,6 +447,7 @@ pw_status sc_render(const sc_ctx *c, json_t *render, pw_scene *s)
                       &s->collider_color)) != PW_OK)
         return rc;
     r->spp = (int)spp;
+    r->noise_min_spp = (int)min_spp;
     r->max_depth = (int)max_depth;
     r->rr_start_depth = (int)rr;
     r->seed = (uint64_t)seed;

@@ -680,13 +680,19 @@ static pw_status render_one(const pw_scene *sc, int frame, const frame_view *vie
     }
     char instants[48] = "";
     if (n > 1) snprintf(instants, sizeof instants, " at %d shutter instants", n);
-    char what[128];
+    char what[128], samples[96];
     if (view->view_name[0]) snprintf(what, sizeof what, "turntable: %s", view->view_name);
     else snprintf(what, sizeof what, "render");
+    if (rs->noise_target > 0) /* adaptive: what the pixels took, against the cap */
+        snprintf(samples, sizeof samples, "%.1f spp (adaptive to %g, at most %d)",
+                 (double)stats.paths / ((double)img.width * img.height), rs->noise_target,
+                 rs->spp);
+    else
+        snprintf(samples, sizeof samples, "%d spp", rs->spp);
     log_line(o,
-             "%s: frame %d: %zu particles%s, raster %.2f s, %dx%d x %d spp, %.1f s, "
+             "%s: frame %d: %zu particles%s, raster %.2f s, %dx%d x %s, %.1f s, "
              "%.3g samples/s, %.1f scatterings/path -> %s%s",
-             what, frame, count, instants, t_raster, img.width, img.height, rs->spp,
+             what, frame, count, instants, t_raster, img.width, img.height, samples,
              stats.seconds, stats.samples_per_second, stats.mean_scattering_events, exr_path,
              png_note);
     if (stats.paths_cut_by_cap)

@@ -138,7 +138,7 @@ typedef struct {
 
 /* Fills ch[] in the order EXR requires (sorted by name, byte-wise) and returns the
  * count. Upper-case beauty names sort before the lower-case layer names. */
-static int list_channels(const pw_image *img, const pw_exr_options *o, out_channel ch[8])
+static int list_channels(const pw_image *img, const pw_exr_options *o, out_channel ch[12])
 {
     exr_pixel_type_t beauty = o->float_beauty ? EXR_PIXEL_FLOAT : EXR_PIXEL_HALF;
     int n = 0;
@@ -152,6 +152,10 @@ static int list_channels(const pw_image *img, const pw_exr_options *o, out_chann
         ch[n++] = (out_channel){"albedo.R", EXR_PIXEL_HALF, img->albedo + 0, 3};
     }
     if (img->depth) ch[n++] = (out_channel){"depth.Z", EXR_PIXEL_FLOAT, img->depth, 1};
+    if (img->samples && img->variance) {
+        ch[n++] = (out_channel){"noise.samples", EXR_PIXEL_FLOAT, img->samples, 1};
+        ch[n++] = (out_channel){"noise.variance", EXR_PIXEL_FLOAT, img->variance, 1};
+    }
     return n;
 }
 
@@ -263,7 +267,7 @@ pw_status pw_exr_write(const char *path, const pw_image *img, const pw_exr_optio
     init.user_data = &st;
     init.write_fn = stream_write;
     exr_context_t ctx = NULL;
-    out_channel ch[8];
+    out_channel ch[12];
     int nch = list_channels(img, opt, ch);
     exr_result_t rv = exr_start_write(&ctx, tmp, EXR_WRITE_FILE_DIRECTLY, &init);
     if (!rv) rv = write_header(ctx, img, opt, ch, nch);

@@ -15,6 +15,8 @@ typedef struct {
     float *rgba;     /* 4 per pixel, premultiplied alpha (required) */
     float *depth;    /* 1 per pixel [m] camera distance, INFINITY for none (optional) */
     float *albedo;   /* 3 per pixel, first-hit albedo (optional) */
+    float *samples;  /* 1 per pixel, samples the pixel took (optional, with variance) */
+    float *variance; /* 1 per pixel, variance of the pixel's mean luminance (optional) */
 } pw_image;
 
 typedef enum { PW_EXR_ZIP = 0, PW_EXR_PIZ = 1, PW_EXR_NONE = 2 } pw_exr_compression;

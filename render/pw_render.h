@@ -66,6 +66,14 @@ typedef struct {
     int aov_albedo;           /* write albedo.R/G/B                                 */
     int transparent_background; /* camera rays that see only sky or sun add nothing,
                                    so RGB = 0 where alpha = 0 (premultiplied)        */
+    double noise_target;      /* 0: spp samples in every pixel. > 0: adaptive, spp is
+                                 the most a pixel takes; it stops once the standard
+                                 error of its mean luminance is at most noise_target
+                                 times that mean (or times a tenth of the image's mean
+                                 luminance where it is darker)                      */
+    int noise_min_spp;        /* with noise_target: samples every pixel takes before
+                                 its error is judged (>= 2)                         */
+    int aov_noise;            /* write noise.samples and noise.variance             */
 } pw_render_settings;
 
 /* ---- stage 2: rasterization -------------------------------------------- */

@@ -32,6 +32,12 @@
 /* Offset of ray origins off a surface [m]: well above double rounding at scene scale
  * (< 1e3 m), well below the snow's mean free path (1.4 mm). */
 #define SURFACE_EPS 1e-6
+/* Adaptive sampling (settings.noise_target > 0): every pixel takes noise_min_spp
+ * samples, then batches of ADAPTIVE_BATCH until its standard error meets the target;
+ * pixels darker than ADAPTIVE_FLOOR_SHARE of the image's mean luminance are held to
+ * the target relative to that (render/docs/adaptive-sampling.md). */
+#define ADAPTIVE_BATCH 8
+#define ADAPTIVE_FLOOR_SHARE 0.1
 
 struct pw_renderer {
     pw_render_settings s;
@@ -70,6 +76,12 @@ static pw_status check_settings(const pw_render_settings *s, const pw_medium_des
 {
     if (s->spp < 1 || s->spp > (1 << 24))
         return pw_fail(err, PW_EINVAL, "render: spp must be in [1, 2^24] (%d)", s->spp);
+    if (!(s->noise_target >= 0 && s->noise_target < 1))
+        return pw_fail(err, PW_EINVAL, "render: noise_target must be in [0, 1) (%g)",
+                       s->noise_target);
+    if (s->noise_target > 0 && s->noise_min_spp < 2)
+        return pw_fail(err, PW_EINVAL, "render: noise_min_spp must be >= 2 with a noise "
+                       "target (a variance needs two samples) (%d)", s->noise_min_spp);
     if (s->max_depth < 1)
         return pw_fail(err, PW_EINVAL, "render: max_depth must be >= 1 (%d)", s->max_depth);
     if (s->rr_start_depth < 0)
@@ -375,71 +387,134 @@ void pw_image_free(pw_image *img)
     free(img->rgba);
     free(img->depth);
     free(img->albedo);
+    free(img->samples);
+    free(img->variance);
     memset(img, 0, sizeof *img);
 }
 
-/* Renders one tile; returns its event and cut counts through *events, *cut. */
-static void render_tile(const pw_renderer *r, const pw_density *const *d, pw_image *out,
-                        int tx, int ty, uint64_t *events, uint64_t *cut)
+static double rec709_luminance(vec3 c) { return 0.2126 * c.x + 0.7152 * c.y + 0.0722 * c.z; }
+
+/* What one pixel has gathered: sums over its samples so far, and the running mean and
+ * sum of squared deviations (Welford) of the samples' luminance, for adaptive sampling. */
+typedef struct {
+    vec3 sum, alb;
+    double nhit, nseen, depth, coverage;
+    double mean_y, m2_y;
+    int n;          /* samples taken */
+    int converged;  /* its error estimate met the noise target */
+} pixel_acc;
+
+/* Takes samples a->n .. k_end - 1 of pixel (px, py) into *a. */
+static void sample_pixel(const pw_renderer *r, const pw_density *const *d, int px, int py,
+                         int k_end, pixel_acc *a, uint64_t *events, uint64_t *cut)
 {
-    int w = r->cam[0].width_px, h = r->cam[0].height_px, spp = r->s.spp;
+    int w = r->cam[0].width_px;
     uint64_t n_inst = (uint64_t)r->n_instants;
+    uint64_t pix = (uint64_t)py * (uint64_t)w + (uint64_t)px;
+    /* per-pixel rotation of the R2 pattern */
+    pw_rng prng = pw_rng_seed(r->s.seed ^ 0x5eedULL, pix, UINT64_MAX);
+    double off_x = pw_rng_next(&prng), off_y = pw_rng_next(&prng);
+    /* samples take the instants in turn from a per-pixel start, so that every
+     * pixel sees each instant equally often when spp is a multiple of them */
+    uint64_t inst_off = n_inst > 1 ? (uint64_t)(pw_rng_next(&prng) * n_inst) : 0;
+    for (int k = a->n; k < k_end; k++) {
+        pw_rng rng = pw_rng_seed(r->s.seed, pix, (uint64_t)k);
+        double fx, fy;
+        pw_r2((uint64_t)k, off_x, off_y, &fx, &fy);
+        uint64_t j = (inst_off + (uint64_t)k) % n_inst;
+        const pw_camera *cam = &r->cam[j];
+        instant in = {d[j], r->surf[j]};
+        vec3 eye = cam->eye, dir;
+        if (cam->lens_radius > 0) {
+            /* a stream of its own, so the path's numbers are those of a pinhole */
+            pw_rng lens = pw_rng_seed(r->s.seed ^ 0x1e45ULL, pix, (uint64_t)k);
+            double u1 = pw_rng_next(&lens), u2 = pw_rng_next(&lens);
+            dir = pw_camera_lens_ray(cam, px + fx, py + fy, u1, u2, &eye);
+        } else {
+            dir = pw_camera_ray(cam, px + fx, py + fy);
+        }
+        path_result res;
+        trace_path(r, &in, eye, dir, &rng, &res);
+        a->sum = v3_add(a->sum, res.L);
+        *events += res.events;
+        *cut += (uint64_t)res.cut;
+        a->coverage += res.alpha;
+        if (res.seen) {
+            a->nseen += 1;
+            /* planar camera z, as compositors' depth nodes expect, not ray length */
+            a->depth += res.depth * v3_dot(dir, cam->forward);
+        }
+        if (res.hit) {
+            a->nhit += 1;
+            a->alb = v3_add(a->alb, res.albedo);
+        }
+        double y = rec709_luminance(res.L), delta = y - a->mean_y;
+        a->mean_y += delta / (k + 1);
+        a->m2_y += delta * (y - a->mean_y);
+    }
+    a->n = k_end > a->n ? k_end : a->n;
+}
+
+/* Variance of the pixel's mean luminance, s^2 / n (0 below two samples). */
+static double mean_variance(const pixel_acc *a)
+{
+    return a->n > 1 ? a->m2_y / ((double)(a->n - 1) * a->n) : 0.0;
+}
+
+/* Whether the pixel's standard error meets noise_target relative to its luminance, or
+ * to floor_y where it is darker (dark pixels would never meet a relative target). */
+static int pixel_converged(const pixel_acc *a, double noise_target, double floor_y)
+{
+    double tol = noise_target * fmax(a->mean_y, floor_y);
+    return a->n > 1 && mean_variance(a) <= tol * tol;
+}
+
+/* The tile's pixels to k_end samples each (adaptive: by batches of ADAPTIVE_BATCH until
+ * converged, from the samples they have); returns its event and cut counts. */
+static void render_tile(const pw_renderer *r, const pw_density *const *d, pixel_acc *acc,
+                        int tx, int ty, int k_end, double floor_y, uint64_t *events,
+                        uint64_t *cut)
+{
+    int w = r->cam[0].width_px, h = r->cam[0].height_px;
     for (int py = ty * TILE; py < (ty + 1) * TILE && py < h; py++)
         for (int px = tx * TILE; px < (tx + 1) * TILE && px < w; px++) {
-            uint64_t pix = (uint64_t)py * (uint64_t)w + (uint64_t)px;
-            /* per-pixel rotation of the R2 pattern */
-            pw_rng prng = pw_rng_seed(r->s.seed ^ 0x5eedULL, pix, UINT64_MAX);
-            double off_x = pw_rng_next(&prng), off_y = pw_rng_next(&prng);
-            /* samples take the instants in turn from a per-pixel start, so that every
-             * pixel sees each instant equally often when spp is a multiple of them */
-            uint64_t inst_off = n_inst > 1 ? (uint64_t)(pw_rng_next(&prng) * n_inst) : 0;
-            vec3 sum = v3_zero(), alb = v3_zero();
-            double nhit = 0, nseen = 0, depth = 0, coverage = 0;
-            for (int k = 0; k < spp; k++) {
-                pw_rng rng = pw_rng_seed(r->s.seed, pix, (uint64_t)k);
-                double fx, fy;
-                pw_r2((uint64_t)k, off_x, off_y, &fx, &fy);
-                uint64_t j = (inst_off + (uint64_t)k) % n_inst;
-                const pw_camera *cam = &r->cam[j];
-                instant in = {d[j], r->surf[j]};
-                vec3 eye = cam->eye, dir;
-                if (cam->lens_radius > 0) {
-                    /* a stream of its own, so the path's numbers are those of a pinhole */
-                    pw_rng lens = pw_rng_seed(r->s.seed ^ 0x1e45ULL, pix, (uint64_t)k);
-                    double u1 = pw_rng_next(&lens), u2 = pw_rng_next(&lens);
-                    dir = pw_camera_lens_ray(cam, px + fx, py + fy, u1, u2, &eye);
-                } else {
-                    dir = pw_camera_ray(cam, px + fx, py + fy);
-                }
-                path_result res;
-                trace_path(r, &in, eye, dir, &rng, &res);
-                sum = v3_add(sum, res.L);
-                *events += res.events;
-                *cut += (uint64_t)res.cut;
-                coverage += res.alpha;
-                if (res.seen) {
-                    nseen += 1;
-                    /* planar camera z, as compositors' depth nodes expect, not ray length */
-                    depth += res.depth * v3_dot(dir, cam->forward);
-                }
-                if (res.hit) {
-                    nhit += 1;
-                    alb = v3_add(alb, res.albedo);
-                }
+            pixel_acc *a = &acc[(size_t)py * (size_t)w + (size_t)px];
+            if (floor_y < 0) { /* the first pass: every pixel to k_end */
+                sample_pixel(r, d, px, py, k_end, a, events, cut);
+                continue;
             }
-            float *p = out->rgba + 4 * pix;
-            p[0] = (float)(sum.x / spp);
-            p[1] = (float)(sum.y / spp);
-            p[2] = (float)(sum.z / spp);
-            p[3] = (float)(coverage / spp);
-            if (out->depth) out->depth[pix] = nseen > 0 ? (float)(depth / nseen) : INFINITY;
-            if (out->albedo) {
-                vec3 a = nhit > 0 ? v3_scale(alb, 1.0 / nhit) : v3_zero();
-                out->albedo[3 * pix + 0] = (float)a.x;
-                out->albedo[3 * pix + 1] = (float)a.y;
-                out->albedo[3 * pix + 2] = (float)a.z;
+            while (a->n < k_end &&
+                   !(a->converged = pixel_converged(a, r->s.noise_target, floor_y))) {
+                int next = a->n + ADAPTIVE_BATCH < k_end ? a->n + ADAPTIVE_BATCH : k_end;
+                sample_pixel(r, d, px, py, next, a, events, cut);
+            }
+            if (!a->converged) a->converged = pixel_converged(a, r->s.noise_target, floor_y);
+        }
+}
+
+/* The tiles in parallel to k_end samples a pixel (floor_y < 0: unconditionally);
+ * every pixel depends only on (seed, pixel, sample) and floor_y. */
+static void render_pass(const pw_renderer *r, const pw_density *const *d, pixel_acc *acc,
+                        int k_end, double floor_y, uint64_t *tile_events, uint64_t *tile_cut,
+                        pw_render_progress_fn progress, void *user, double progress_from,
+                        double progress_share)
+{
+    int w = r->cam[0].width_px, h = r->cam[0].height_px;
+    int ntx = (w + TILE - 1) / TILE, nty = (h + TILE - 1) / TILE, ntiles = ntx * nty;
+    int nthreads = r->s.threads > 0 ? r->s.threads : omp_get_max_threads();
+    int done = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
+    for (int tile = 0; tile < ntiles; tile++) {
+        render_tile(r, d, acc, tile % ntx, tile / ntx, k_end, floor_y, &tile_events[tile],
+                    &tile_cut[tile]);
+        if (progress) {
+#pragma omp critical(pw_render_progress)
+            {
+                done++;
+                progress(user, progress_from + progress_share * done / ntiles);
             }
         }
+    }
 }
 
 pw_status pw_render_frame(pw_renderer *r, const pw_density *d, pw_image *out,
@@ -466,32 +541,61 @@ pw_status pw_render_frame_instants(pw_renderer *r, const pw_density *const *d, p
     out->rgba = malloc(4 * npix * sizeof *out->rgba);
     if (r->s.aov_depth) out->depth = malloc(npix * sizeof *out->depth);
     if (r->s.aov_albedo) out->albedo = malloc(3 * npix * sizeof *out->albedo);
+    if (r->s.aov_noise) {
+        out->samples = malloc(npix * sizeof *out->samples);
+        out->variance = malloc(npix * sizeof *out->variance);
+    }
     int ntx = (w + TILE - 1) / TILE, nty = (h + TILE - 1) / TILE, ntiles = ntx * nty;
     uint64_t *tile_events = calloc((size_t)ntiles, sizeof *tile_events);
     uint64_t *tile_cut = calloc((size_t)ntiles, sizeof *tile_cut);
+    pixel_acc *acc = calloc(npix, sizeof *acc);
     if (!out->rgba || (r->s.aov_depth && !out->depth) || (r->s.aov_albedo && !out->albedo) ||
-        !tile_events || !tile_cut) {
-        free(tile_events), free(tile_cut);
+        (r->s.aov_noise && (!out->samples || !out->variance)) || !tile_events || !tile_cut ||
+        !acc) {
+        free(tile_events), free(tile_cut), free(acc);
         pw_image_free(out);
         return pw_fail(err, PW_ENOMEM, "pw_render_frame: out of memory (%d x %d image)", w, h);
     }
 
-    /* tiles in parallel; every pixel depends only on (seed, pixel, sample) */
-    int nthreads = r->s.threads > 0 ? r->s.threads : omp_get_max_threads();
-    int done = 0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
-    for (int tile = 0; tile < ntiles; tile++) {
-        render_tile(r, d, out, tile % ntx, tile / ntx, &tile_events[tile], &tile_cut[tile]);
-        if (progress) {
-#pragma omp critical(pw_render_progress)
-            {
-                done++;
-                progress(user, (double)done / ntiles);
-            }
-        }
+    /* fixed spp: one pass. Adaptive: every pixel to the minimum, then each on by
+     * batches until its error meets the target or it reaches spp; the floor for dark
+     * pixels comes from the first pass's mean luminance, summed in pixel order */
+    int spp = r->s.spp, adaptive = r->s.noise_target > 0;
+    int n_min = adaptive ? (spp < r->s.noise_min_spp ? spp : r->s.noise_min_spp) : spp;
+    render_pass(r, d, acc, n_min, -1.0, tile_events, tile_cut, progress, user, 0.0,
+                adaptive ? (double)n_min / spp : 1.0);
+    if (adaptive && n_min < spp) {
+        double mean_y = 0;
+        for (size_t q = 0; q < npix; q++) mean_y += acc[q].mean_y;
+        mean_y /= (double)npix;
+        render_pass(r, d, acc, spp, ADAPTIVE_FLOOR_SHARE * mean_y, tile_events, tile_cut,
+                    progress, user, (double)n_min / spp, 1.0 - (double)n_min / spp);
     }
 
-    uint64_t events = 0, cut = 0;
+    /* the image: each pixel the mean of the samples it took */
+    uint64_t paths = 0, events = 0, cut = 0;
+    for (size_t pix = 0; pix < npix; pix++) {
+        const pixel_acc *a = &acc[pix];
+        double n = a->n;
+        paths += (uint64_t)a->n;
+        float *p = out->rgba + 4 * pix;
+        p[0] = (float)(a->sum.x / n);
+        p[1] = (float)(a->sum.y / n);
+        p[2] = (float)(a->sum.z / n);
+        p[3] = (float)(a->coverage / n);
+        if (out->depth) out->depth[pix] = a->nseen > 0 ? (float)(a->depth / a->nseen) : INFINITY;
+        if (out->albedo) {
+            vec3 al = a->nhit > 0 ? v3_scale(a->alb, 1.0 / a->nhit) : v3_zero();
+            out->albedo[3 * pix + 0] = (float)al.x;
+            out->albedo[3 * pix + 1] = (float)al.y;
+            out->albedo[3 * pix + 2] = (float)al.z;
+        }
+        if (out->samples) {
+            out->samples[pix] = (float)a->n;
+            out->variance[pix] = (float)mean_variance(a);
+        }
+    }
+    free(acc);
     for (int tile = 0; tile < ntiles; tile++) {
         events += tile_events[tile];
         cut += tile_cut[tile];
@@ -505,7 +609,6 @@ pw_status pw_render_frame_instants(pw_renderer *r, const pw_density *const *d, p
                            pix % (size_t)w, pix / (size_t)w);
         }
     if (stats) {
-        uint64_t paths = (uint64_t)npix * (uint64_t)r->s.spp;
         stats->seconds = omp_get_wtime() - t_start;
         stats->paths = paths;
         stats->paths_cut_by_cap = cut;

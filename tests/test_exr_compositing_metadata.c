@@ -33,6 +33,7 @@ enum { W = 64, H = 36 };
 
 static void fill_image(pw_image *img)
 {
+    memset(img, 0, sizeof *img);
     img->width = W, img->height = H;
     img->rgba = malloc(sizeof(float) * 4 * W * H);
     img->depth = malloc(sizeof(float) * W * H);
