@@ -22,11 +22,12 @@ typedef struct {
     const char *scene, *frames, *output, *caches;
     double link_h;
     int json, help;
+    int gathered; /* collider index whose gathered snow is measured, -1: none */
 } stats_options;
 
 static const char *const help_text =
     "usage: powder stats scene.json [--frames SPEC] [--output DIR] [--caches DIR] [--link H]\n"
-    "                               [--json]\n"
+    "                               [--gathered K] [--json]\n"
     "\n"
     "Measures each cached frame of the shot:\n"
     "  fragments   connected sets of particles, two particles being linked when closer\n"
@@ -63,6 +64,13 @@ static const char *const help_text =
     "              (its pieces of intact particles holding >= 1% of it: a broken crust\n"
     "              is in several, an intact one in one), the largest plate's share of\n"
     "              it and its broken share\n"
+    "  gathered    with --gathered K: the snow collider K (0-based, as near0, near1...)\n"
+    "              carries, as a rolling snowball's core carries what it picked up: the\n"
+    "              pieces (linked as fragments) of snow moving with the collider's rigid\n"
+    "              motion (within 0.25 of its speed) that touch it (within 2 h): their\n"
+    "              particles, mass [kg], equivalent radius [m] (a sphere of their volume\n"
+    "              plus the collider's own), density [kg/m^3] and mean J_P, beside the\n"
+    "              density and mean J_P of the rest of the snow\n"
     "--json prints one JSON object per frame and line. Caches come from `powder sim`\n"
     "(--caches DIR, else DIR/cache/ with --output DIR when it exists, else where the\n"
     "scene says).\n";
@@ -71,7 +79,9 @@ static int parse(int argc, char **argv, stats_options *o)
 {
     memset(o, 0, sizeof *o);
     o->link_h = 0; /* 0: follow the scene's seeding (pw_stats_default_link_h) */
-    static const char *const options = " --frames= --output= --caches= --link= --json ";
+    o->gathered = -1;
+    static const char *const options =
+        " --frames= --output= --caches= --link= --gathered= --json ";
     for (int a = 2; a < argc; a++) {
         const char *arg = argv[a];
         pw_cli_token tok;
@@ -92,6 +102,9 @@ static int parse(int argc, char **argv, stats_options *o)
         else if (!strcmp(name, "--caches")) o->caches = value;
         else if (!strcmp(name, "--link")) {
             if (!pw_cli_double("stats", name, value, 0.01, 10, &o->link_h)) return 0;
+        } else if (!strcmp(name, "--gathered")) {
+            if (!pw_cli_int("stats", name, value, 0, PW_STATS_MAX_COLLIDERS - 1, &o->gathered))
+                return 0;
         } else {
             pw_cli_unknown_option("stats", name);
             return 0;
@@ -100,7 +113,7 @@ static int parse(int argc, char **argv, stats_options *o)
     return 1;
 }
 
-static void print_header(const pw_scene *sc)
+static void print_header(const pw_scene *sc, int gathered)
 {
     printf("%5s %9s %9s %7s %7s %5s %7s %5s %6s %7s %7s %7s %7s %6s %6s %6s %10s %10s %10s %7s "
            "%6s %6s",
@@ -114,10 +127,13 @@ static void print_header(const pw_scene *sc)
     if (layered)
         printf(" %7s %6s %6s %7s %7s %6s %6s", "top n", "frags", "plates", "largest", "broken",
                "chunks", "weak");
+    if (gathered >= 0)
+        printf(" %8s %9s %7s %7s %6s %6s %6s", "gath n", "mass [kg]", "r [m]", "rho", "rest",
+               "Jp", "rest");
     printf("  top99 [m]  bounds [m]\n");
 }
 
-static void print_row(int f, const pw_frame_stats *st)
+static void print_row(int f, const pw_frame_stats *st, const pw_gathered *g)
 {
     printf("%5d %9zu %9zu %6.1f%% %6.1f%% %5zu %6.1f%% %5zu %6zu %6.1f%% %6.1f%% %6.1f%% "
            "%6.1f%% %6.3f %6.3f %6.3f %10.4g",
@@ -139,11 +155,35 @@ static void print_row(int f, const pw_frame_stats *st)
         printf(" %7zu %6zu %6zu %6.1f%% %6.1f%% %6zu %5.1f%%", st->top_particles,
                st->top_fragments, st->top_plates, 100 * st->top_largest_plate,
                100 * st->top_broken_share, st->top_chunks, 100 * st->top_weak_share);
+    if (g && g->has_density)
+        printf(" %8zu %9.4g %7.4f %7.1f %6.1f %6.3f %6.3f", g->particles, g->mass, g->radius,
+               g->rho, g->rho_rest, g->jp_mean, g->jp_rest);
+    else if (g)
+        printf(" %8zu %9.4g %7s %7s %6s %6.3f %6.3f", g->particles, g->mass, "-", "-", "-",
+               g->jp_mean, g->jp_rest);
     printf("  %8.3f  [%.3f %.3f %.3f]-[%.3f %.3f %.3f]\n", st->top99, st->lo.x, st->lo.y,
            st->lo.z, st->hi.x, st->hi.y, st->hi.z);
 }
 
-static void print_json(int f, double t, const pw_frame_stats *st)
+/* The gathered snow as a JSON object (densities null until measured), or null. */
+static void print_json_gathered(int collider, const pw_gathered *g)
+{
+    if (!g) {
+        printf(", \"gathered\": null");
+        return;
+    }
+    printf(", \"gathered\": {\"collider\": %d, \"particles\": %zu, \"mass\": %.9g, "
+           "\"speed\": %.6g, \"jp_mean\": %.6g, \"jp_rest\": %.6g, ",
+           collider, g->particles, g->mass, g->speed, g->jp_mean, g->jp_rest);
+    if (g->has_density)
+        printf("\"volume\": %.9g, \"radius\": %.6g, \"rho\": %.6g, \"rho_rest\": %.6g}",
+               g->volume, g->radius, g->rho, g->rho_rest);
+    else
+        printf("\"volume\": null, \"radius\": null, \"rho\": null, \"rho_rest\": null}");
+}
+
+static void print_json(int f, double t, const pw_frame_stats *st, int collider,
+                       const pw_gathered *g)
 {
     char elastic[32] = "null", rho[96] = "null, \"rho_max\": null, \"ice_share\": null";
     if (st->has_elastic) /* not measured in a slim render cache */
@@ -173,11 +213,13 @@ static void print_json(int f, double t, const pw_frame_stats *st)
     if (st->has_layers)
         printf("], \"top_layer\": {\"particles\": %zu, \"fragments\": %zu, \"plates\": %zu, "
                "\"largest_plate_share\": %.6f, \"broken_share\": %.6f, \"chunks\": %zu, "
-               "\"weak_share\": %.6f}}\n",
+               "\"weak_share\": %.6f}",
                st->top_particles, st->top_fragments, st->top_plates, st->top_largest_plate,
                st->top_broken_share, st->top_chunks, st->top_weak_share);
     else
-        printf("], \"top_layer\": null}\n");
+        printf("], \"top_layer\": null");
+    print_json_gathered(collider, g);
+    printf("}\n");
 }
 
 static int run_stats(const stats_options *o, pw_scene *sc)
@@ -193,6 +235,11 @@ static int run_stats(const stats_options *o, pw_scene *sc)
             if (ppc == 0 || sc->bodies[k].particles_per_cell < ppc)
                 ppc = sc->bodies[k].particles_per_cell;
         link_h = pw_stats_default_link_h(ppc);
+    }
+    if (o->gathered >= sc->n_colliders) {
+        pw_cli_usage_error("stats", "--gathered %d: %s has %d collider(s), numbered from 0",
+                           o->gathered, sc->path, sc->n_colliders);
+        return EXIT_USAGE;
     }
     pw_frame_list fl;
     pw_status st = o->frames ? pw_frames_parse(o->frames, sc->frame_start, sc->frame_end, &fl, &err)
@@ -213,11 +260,18 @@ static int run_stats(const stats_options *o, pw_scene *sc)
         st = pw_stats_cache(cache, link_h, sc->sim.gravity, sc->colliders, sc->n_colliders,
                             &fs, &err);
         if (st != PW_OK) break;
+        pw_gathered gathered, *g = NULL;
+        if (o->gathered >= 0) {
+            st = pw_stats_cache_gathered(cache, link_h, &sc->colliders[o->gathered], &gathered,
+                                         &err);
+            if (st != PW_OK) break;
+            g = &gathered;
+        }
         if (o->json) {
-            print_json(f, info.time, &fs);
+            print_json(f, info.time, &fs, o->gathered, g);
         } else {
-            if (!printed) print_header(sc);
-            print_row(f, &fs);
+            if (!printed) print_header(sc, o->gathered);
+            print_row(f, &fs, g);
         }
         printed++;
         fflush(stdout);

@@ -160,4 +160,48 @@ pw_status pw_stats_cache(const char *path, double link_h, vec3 gravity,
                          const pw_collider_desc *colliders, int n_colliders,
                          pw_frame_stats *st, pw_error *err);
 
+/* Gathered snow: the snow a collider carries, as a rolling snowball's core carries the
+ * snow it has picked up (Stomakhin et al. 2013, Fig. 1). A particle moves with the
+ * collider when its velocity is within PW_GATHER_SLIP U of the collider's rigid velocity
+ * at its position (U: the root mean square of that velocity over the particles touching
+ * the collider, within PW_GATHER_TOUCH_H h of its surface); the gathered snow is every
+ * connected piece (the fragments' link) of such particles that holds one touching the
+ * collider. Snow at rest around a moving collider is not gathered, however close it
+ * lies (the field a ball rolls on, the track it leaves), but the snow it carries is,
+ * however far it reaches from the surface. Where the ball meets the field both move
+ * alike, so a thin band of field snow at the contact, within about PW_GATHER_SLIP of the
+ * rolling radius of the contact line, counts too (sim/docs/rolling-snowball.md). A
+ * deforming mesh's own surface motion is not included, its rigid keys are. */
+#define PW_GATHER_SLIP 0.25  /* velocity tolerance, a share of the collider's speed U */
+#define PW_GATHER_TOUCH_H 2.0 /* touching: within this many h of the surface */
+
+typedef struct {
+    size_t particles;       /* gathered particles                                       */
+    double mass;            /* their mass [kg]                                          */
+    double volume;          /* their volume, sum m / rho [m^3] (0 without densities)   */
+    double radius;          /* equivalent radius [m]: the sphere holding the gathered
+                               snow's volume and the collider's own (sphere, box and
+                               cylinder; a mesh or half-space counts 0)               */
+    double rho;             /* their density, mass / volume [kg/m^3]                    */
+    double rho_rest;        /* the same over all other snow [kg/m^3]                    */
+    double jp_mean;         /* their mass-weighted mean J_P [-] (< 1: compacted)        */
+    double jp_rest;         /* the same over all other snow [-]                         */
+    double speed;           /* U [m/s]; 0 when nothing touches the collider            */
+    int has_density;        /* 1 when volume, radius and the densities were measured    */
+} pw_gathered;
+
+/* The snow collider `collider` carries at time t [s] (above), with link distance link
+ * [m] and grid spacing h [m]. p needs x, v, m and Jp, and for the densities either rho
+ * or Fe and V0 (all V0 > 0). gathered may be NULL; else gathered[i] is 1 for the
+ * particles counted, 0 for the others.
+ * @return PW_OK, PW_ENOMEM, PW_EINVAL (as pw_stats_compute, or a missing x, v, m). */
+pw_status pw_stats_gathered(const pw_stats_particles *p, double link, double h,
+                            const pw_collider_desc *collider, double t, pw_gathered *g,
+                            uint8_t *gathered, pw_error *err);
+
+/* The same for the frame cache at path (its h and time), link_h [h] as pw_stats_cache. */
+pw_status pw_stats_cache_gathered(const char *path, double link_h,
+                                  const pw_collider_desc *collider, pw_gathered *g,
+                                  pw_error *err);
+
 #endif
