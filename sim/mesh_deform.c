@@ -1,6 +1,5 @@
 /* mesh_deform.c — deforming and shell mesh colliders by closest-point queries
  * (mesh_deform.h). */
-#include <embree3/rtcore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,10 +8,23 @@
 #include "pw_mesh_seq.h"
 #include "tri_mesh.h"
 
+/* A bounding volume hierarchy over one part's triangles, built once on the first
+ * file's positions (median splits) and refitted as the vertices move: the triangles
+ * keep their neighbours through a character's motion. Children follow their parent in
+ * the array, so a refit is one backward pass. */
 typedef struct {
-    RTCScene scene;
-    RTCGeometry geom;
-    uint32_t *tri;  /* the mesh's triangle index of each of the component's primitives */
+    vec3 lo, hi;
+    uint32_t first, count; /* a leaf: tri[first .. first + count) (count > 0) */
+    uint32_t right;        /* an inner node (count = 0): left child is this + 1 */
+} bvh_node;
+
+#define LEAF_TRIANGLES 4
+
+typedef struct {
+    bvh_node *node;
+    uint32_t n_nodes;
+    uint32_t *tri;  /* the mesh's triangle index of each of the component's primitives,
+                       in the hierarchy's leaf order */
     size_t nt;
     uint32_t *vert; /* the mesh's vertex indices the component uses */
     size_t nv;
@@ -25,12 +37,10 @@ struct pw_mesh_deform {
     pw_tri_mesh m;       /* positions at time t, triangles facing out, pseudo-normals */
     uint32_t *twin;      /* closed meshes: each edge slot's twin slot */
     vec3 *vel;           /* [m/s] vertex velocities at time t */
-    float *fv;           /* Embree's vertex buffer, shared by every component's geometry */
     int closed;          /* 0: a shell of half thickness ht */
     double ht;           /* [m] */
     int nc;
     component *c;
-    RTCDevice device;
     double t;            /* [s] NAN until placed */
 };
 
@@ -95,6 +105,77 @@ static pw_status orient_components(pw_mesh_deform *d, const uint32_t *ct, pw_err
     return rc;
 }
 
+/* order of the split: triangles by centre along one axis, ties by index (a total
+ * order, so the tree is the same on every machine) */
+static int split_axis;
+static const vec3 *split_centre;
+static int centre_cmp(const void *pa, const void *pb)
+{
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    const double *ca = &split_centre[a].x, *cb = &split_centre[b].x;
+    if (ca[split_axis] != cb[split_axis]) return ca[split_axis] < cb[split_axis] ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+/* the node of primitives [first, first + count), their centres by primitive slot */
+static uint32_t build_node(component *c, const vec3 *centre, uint32_t first, uint32_t count)
+{
+    uint32_t id = c->n_nodes++;
+    bvh_node *nd = &c->node[id];
+    nd->first = first, nd->count = count, nd->right = 0;
+    if (count <= LEAF_TRIANGLES) return id;
+    vec3 lo = v3(INFINITY, INFINITY, INFINITY), hi = v3(-INFINITY, -INFINITY, -INFINITY);
+    for (uint32_t i = first; i < first + count; i++) {
+        lo = v3_min(lo, centre[i]);
+        hi = v3_max(hi, centre[i]);
+    }
+    vec3 e = v3_sub(hi, lo);
+    /* sort slots (and the triangles with them) by centre on the longest axis */
+    uint32_t *slot = malloc(count * sizeof *slot);
+    uint32_t *tri = malloc(count * sizeof *tri);
+    vec3 *cen = malloc(count * sizeof *cen);
+    if (!slot || !tri || !cen) { /* cannot split: one leaf (slower, still right) */
+        free(slot), free(tri), free(cen);
+        return id;
+    }
+    for (uint32_t i = 0; i < count; i++) slot[i] = first + i;
+    split_axis = e.x >= e.y && e.x >= e.z ? 0 : e.y >= e.z ? 1 : 2;
+    split_centre = centre;
+    qsort(slot, count, sizeof *slot, centre_cmp);
+    for (uint32_t i = 0; i < count; i++) tri[i] = c->tri[slot[i]], cen[i] = centre[slot[i]];
+    memcpy(&c->tri[first], tri, count * sizeof *tri);
+    memcpy((vec3 *)&centre[first], cen, count * sizeof *cen);
+    free(slot), free(tri), free(cen);
+    uint32_t half = count / 2;
+    nd->count = 0;
+    build_node(c, centre, first, half);
+    uint32_t right = build_node(c, centre, first + half, count - half);
+    c->node[id].right = right;
+    return id;
+}
+
+/* bounds of every node from the triangles where they are now */
+static void refit(component *c, const pw_tri_mesh *m)
+{
+    for (uint32_t k = c->n_nodes; k-- > 0;) {
+        bvh_node *nd = &c->node[k];
+        if (nd->count) {
+            nd->lo = v3(INFINITY, INFINITY, INFINITY);
+            nd->hi = v3(-INFINITY, -INFINITY, -INFINITY);
+            for (uint32_t i = nd->first; i < nd->first + nd->count; i++)
+                for (int j = 0; j < 3; j++) {
+                    vec3 v = m->v[m->t[3 * c->tri[i] + j]];
+                    nd->lo = v3_min(nd->lo, v);
+                    nd->hi = v3_max(nd->hi, v);
+                }
+        } else {
+            const bvh_node *l = &c->node[k + 1], *r = &c->node[nd->right];
+            nd->lo = v3_min(l->lo, r->lo);
+            nd->hi = v3_max(l->hi, r->hi);
+        }
+    }
+}
+
 static pw_status build_components(pw_mesh_deform *d, const uint32_t *ct, pw_error *err)
 {
     d->c = calloc((size_t)d->nc, sizeof *d->c);
@@ -123,39 +204,30 @@ static pw_status build_components(pw_mesh_deform *d, const uint32_t *ct, pw_erro
     free(seen);
     for (int k = 0; k < d->nc && rc == PW_OK; k++) {
         component *c = &d->c[k];
-        c->scene = rtcNewScene(d->device);
-        c->geom = c->scene ? rtcNewGeometry(d->device, RTC_GEOMETRY_TYPE_TRIANGLE) : NULL;
-        unsigned *ib = c->geom ? rtcSetNewGeometryBuffer(c->geom, RTC_BUFFER_TYPE_INDEX, 0,
-                                                         RTC_FORMAT_UINT3, 3 * sizeof(unsigned),
-                                                         c->nt)
-                               : NULL;
-        if (!ib) {
-            rc = pw_fail(err, PW_ENOMEM, "%s: Embree cannot hold part %d (%zu triangles): "
-                         "error %d", d->shape.path, k + 1, c->nt, (int)rtcGetDeviceError(d->device));
+        c->node = malloc((2 * c->nt) * sizeof *c->node); /* a binary tree's bound */
+        vec3 *centre = malloc(c->nt * sizeof *centre);
+        if (!c->node || !centre) {
+            free(centre);
+            rc = pw_fail(err, PW_ENOMEM, "%s: out of memory", d->shape.path);
             break;
         }
-        for (size_t i = 0; i < c->nt; i++)
-            for (int j = 0; j < 3; j++) ib[3 * i + j] = d->m.t[3 * c->tri[i] + j];
-        rtcSetSharedGeometryBuffer(c->geom, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3, d->fv, 0,
-                                   3 * sizeof(float), d->m.nv);
-        /* the triangles keep their neighbours as the mesh moves: refit, do not rebuild */
-        rtcSetGeometryBuildQuality(c->geom, RTC_BUILD_QUALITY_REFIT);
-        rtcSetSceneFlags(c->scene, RTC_SCENE_FLAG_DYNAMIC);
-        rtcAttachGeometry(c->scene, c->geom);
+        for (size_t i = 0; i < c->nt; i++) {
+            const uint32_t *f = &d->m.t[3 * c->tri[i]];
+            centre[i] =
+                v3_scale(v3_add(v3_add(d->m.v[f[0]], d->m.v[f[1]]), d->m.v[f[2]]), 1.0 / 3.0);
+        }
+        c->n_nodes = 0;
+        build_node(c, centre, 0, (uint32_t)c->nt);
+        free(centre);
     }
     return rc;
 }
 
 /* the pose at t: positions, velocities, normals, bounds and the refitted hierarchies */
-static pw_status place(pw_mesh_deform *d, double t, pw_error *err)
+static pw_status place(pw_mesh_deform *d, double t)
 {
     pw_tri_mesh *m = &d->m;
     if (pw_shape_is_sequence(&d->shape)) pw_mesh_seq_eval(&d->seq, &d->shape, t, m->v, d->vel);
-    for (size_t i = 0; i < m->nv; i++) {
-        d->fv[3 * i + 0] = (float)m->v[i].x;
-        d->fv[3 * i + 1] = (float)m->v[i].y;
-        d->fv[3 * i + 2] = (float)m->v[i].z;
-    }
     pw_tri_normals(m);
     if (d->closed) {
         for (size_t s = 0; s < 3 * m->nt; s++)
@@ -163,20 +235,10 @@ static pw_status place(pw_mesh_deform *d, double t, pw_error *err)
     }
     for (int k = 0; k < d->nc; k++) {
         component *c = &d->c[k];
-        c->lo = v3(INFINITY, INFINITY, INFINITY);
-        c->hi = v3(-INFINITY, -INFINITY, -INFINITY);
-        for (size_t i = 0; i < c->nv; i++) {
-            c->lo = v3_min(c->lo, m->v[c->vert[i]]);
-            c->hi = v3_max(c->hi, m->v[c->vert[i]]);
-        }
-        if (!isnan(d->t)) rtcUpdateGeometryBuffer(c->geom, RTC_BUFFER_TYPE_VERTEX, 0);
-        rtcCommitGeometry(c->geom);
-        rtcCommitScene(c->scene);
+        refit(c, m);
+        c->lo = c->node[0].lo;
+        c->hi = c->node[0].hi;
     }
-    enum RTCError e = rtcGetDeviceError(d->device);
-    if (e != RTC_ERROR_NONE)
-        return pw_fail(err, PW_ENOMEM, "%s: Embree error %d placing the mesh at t = %g s",
-                       d->shape.path, (int)e, t);
     d->t = t;
     return PW_OK;
 }
@@ -217,9 +279,8 @@ pw_status pw_mesh_deform_create(const pw_shape *s, pw_mesh_deform **out, pw_erro
         m->n_edge = malloc(3 * m->nt * sizeof *m->n_edge);
         d->twin = malloc(3 * m->nt * sizeof *d->twin);
         d->vel = calloc(m->nv, sizeof *d->vel);
-        d->fv = malloc((3 * m->nv + 1) * sizeof *d->fv); /* + 1: Embree reads 16 bytes */
         if (!m->v || !m->t || !m->n_face || !m->n_vertex || !m->n_edge || !d->twin ||
-            !d->vel || !d->fv)
+            !d->vel)
             rc = pw_fail(err, PW_ENOMEM, "%s: out of memory for %zu triangles", s->path, m->nt);
     }
     if (rc == PW_OK) {
@@ -250,15 +311,9 @@ pw_status pw_mesh_deform_create(const pw_shape *s, pw_mesh_deform **out, pw_erro
         }
     }
     if (!pw_shape_is_sequence(s)) pw_mesh_free(&first);
-    if (rc == PW_OK) {
-        d->device = rtcNewDevice("threads=1"); /* small refits; the solver owns the cores */
-        if (!d->device)
-            rc = pw_fail(err, PW_EUNSUPPORTED, "%s: cannot create an Embree device (error %d)",
-                         s->path, (int)rtcGetDeviceError(NULL));
-    }
     if (rc == PW_OK) rc = build_components(d, ct, err);
     free(ct);
-    if (rc == PW_OK) rc = place(d, pw_shape_is_sequence(s) ? s->seq_start : 0, err);
+    if (rc == PW_OK) rc = place(d, pw_shape_is_sequence(s) ? s->seq_start : 0);
     if (rc != PW_OK) {
         pw_mesh_deform_destroy(d);
         return rc;
@@ -271,25 +326,23 @@ void pw_mesh_deform_destroy(pw_mesh_deform *d)
 {
     if (!d) return;
     for (int k = 0; d->c && k < d->nc; k++) {
-        if (d->c[k].geom) rtcReleaseGeometry(d->c[k].geom);
-        if (d->c[k].scene) rtcReleaseScene(d->c[k].scene);
+        free(d->c[k].node);
         free(d->c[k].tri);
         free(d->c[k].vert);
     }
     free(d->c);
-    if (d->device) rtcReleaseDevice(d->device);
     pw_mesh_seq_free(&d->seq);
     pw_tri_mesh_free(&d->m);
     free(d->twin);
     free(d->vel);
-    free(d->fv);
     free(d);
 }
 
 pw_status pw_mesh_deform_at(pw_mesh_deform *d, double t, pw_error *err)
 {
     if (t == d->t || !pw_shape_is_sequence(&d->shape)) return PW_OK; /* (a shell stays) */
-    return place(d, t, err);
+    (void)err; /* nothing allocates once built */
+    return place(d, t);
 }
 
 double pw_mesh_deform_time(const pw_mesh_deform *d) { return d->t; }
@@ -308,26 +361,50 @@ typedef struct {
     vec3 q;       /* its point */
 } nearest;
 
-/* Embree calls this for every triangle the query's sphere reaches. Ties go to the lower
- * triangle index, so the answer does not depend on the order the tree is walked in; the
- * sphere is kept a little wider than the nearest distance for the same reason (Embree
- * tests the tree in single precision). */
-static bool visit_triangle(struct RTCPointQueryFunctionArguments *args)
+static double box_distance2(vec3 p, vec3 lo, vec3 hi)
 {
-    nearest *n = args->userPtr;
-    uint32_t t = n->c->tri[args->primID];
-    const uint32_t *f = &n->d->m.t[3 * t];
+    double dx = fmax(fmax(lo.x - p.x, p.x - hi.x), 0.0);
+    double dy = fmax(fmax(lo.y - p.y, p.y - hi.y), 0.0);
+    double dz = fmax(fmax(lo.z - p.z, p.z - hi.z), 0.0);
+    return dx * dx + dy * dy + dz * dz;
+}
+
+/* The nearest triangle of part c to n->p: nearer children first, and a node skipped only
+ * when its box is strictly farther than the best so far, so a triangle tied with the
+ * best is still seen; ties go to the lower triangle index. The answer is then the same
+ * whatever order the tree was built or walked in. */
+static void nearest_triangle(const component *c, nearest *n)
+{
+    uint32_t stack[64];
+    int top = 0;
+    stack[top++] = 0;
     const vec3 *v = n->d->m.v;
-    int feature;
-    vec3 q = pw_tri_closest(n->p, v[f[0]], v[f[1]], v[f[2]], &feature);
-    double d2 = v3_length2(v3_sub(n->p, q));
-    if (!(d2 < n->d2 || (d2 == n->d2 && t < n->tri))) return false;
-    n->d2 = d2;
-    n->tri = t;
-    n->feature = feature;
-    n->q = q;
-    args->query->radius = (float)(sqrt(d2) * (1 + 1e-5) + 1e-5);
-    return true;
+    while (top > 0) {
+        const bvh_node *nd = &c->node[stack[--top]];
+        if (box_distance2(n->p, nd->lo, nd->hi) > n->d2) continue;
+        if (nd->count) {
+            for (uint32_t i = nd->first; i < nd->first + nd->count; i++) {
+                uint32_t t = c->tri[i];
+                const uint32_t *f = &n->d->m.t[3 * t];
+                int feature;
+                vec3 q = pw_tri_closest(n->p, v[f[0]], v[f[1]], v[f[2]], &feature);
+                double d2 = v3_length2(v3_sub(n->p, q));
+                if (d2 < n->d2 || (d2 == n->d2 && t < n->tri)) {
+                    n->d2 = d2;
+                    n->tri = t;
+                    n->feature = feature;
+                    n->q = q;
+                }
+            }
+            continue;
+        }
+        uint32_t l = (uint32_t)(nd - c->node) + 1, r = nd->right;
+        double dl = box_distance2(n->p, c->node[l].lo, c->node[l].hi);
+        double dr = box_distance2(n->p, c->node[r].lo, c->node[r].hi);
+        /* (depth <= log2 of the triangles + 1 for median splits: 64 is plenty) */
+        if (dl <= dr) stack[top++] = r, stack[top++] = l;
+        else stack[top++] = l, stack[top++] = r;
+    }
 }
 
 /* barycentric weights of q in triangle abc (q on it), for the surface velocity */
@@ -369,10 +446,7 @@ double pw_mesh_deform_phi(const pw_mesh_deform *d, vec3 p, double beyond, vec3 *
         }
         if (outside > 0 && lower >= best) continue;
         nearest n = {d, c, p, INFINITY, UINT32_MAX, 6, p};
-        struct RTCPointQuery query = {(float)p.x, (float)p.y, (float)p.z, INFINITY, 0.0f};
-        struct RTCPointQueryContext ctx;
-        rtcInitPointQueryContext(&ctx);
-        rtcPointQuery(c->scene, &query, &ctx, visit_triangle, &n);
+        nearest_triangle(c, &n);
         if (n.tri == UINT32_MAX) continue;
         double dist = sqrt(n.d2);
         vec3 away = v3_sub(p, n.q);

@@ -4,8 +4,7 @@
  *
  * A distance grid would have to be rebuilt every substep as a character's legs bend;
  * instead the triangles are moved to the substep's time, their bounding volume
- * hierarchy is refitted (Embree, the renderer's ray-tracing library: its closest-point
- * queries), and each grid node or particle asks for its nearest triangle. The signed
+ * hierarchy is refitted, and each grid node or particle asks for its nearest triangle. The signed
  * distance is exact wherever asked (no band, no grid resolution), its sign comes from
  * the angle-weighted pseudo-normal of the nearest feature (tri_mesh.h), and the
  * surface's velocity there is interpolated from the vertices' velocities, so snow that
