@@ -77,7 +77,15 @@ for ((k = 0; k < 1800; k++)); do
         continue
     fi
     state=$(timeout 5 squeue -h -j "$cur" -o %T 2>/dev/null)
-    [ -z "$state" ] && break
+    if [ -z "$state" ]; then
+        # the job may have written its continuation line and ended between the look at
+        # its log above and this squeue: look once more now that the log is whole
+        next=$(sed -n 's/^powder: time limit near: continuing as job \([0-9]*\) .*/\1/p' \
+            "$(sim_log "$cur")" 2>/dev/null)
+        [ -z "$next" ] && break
+        cur=$next chain="$chain $next" state=pending
+        continue
+    fi
     new=$(grep -c '^sim: frame [0-9]*: [0-9]* steps' "$(sim_log "$cur")" 2>/dev/null)
     if [ "$state" = RUNNING ] && [ "$warned" != "$cur" ] && [ "${new:-0}" -ge 3 ]; then
         scancel --signal=USR1 --batch "$cur" || die "scancel --signal failed"
