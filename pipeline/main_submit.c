@@ -21,6 +21,8 @@ static const char *const submit_help =
     "                    [--threads N] [--sbatch OPTION]... [--render-only]\n"
     "                    [--look other.json] [--output DIR] [--png] [--sim-warning S]\n"
     "                    [--dry-run] [--quiet]\n"
+    "       powder submit scene.json --status [--frames SPEC] [--look other.json]\n"
+    "                    [--output DIR]\n"
     "\n"
     "Hands the shot to a Slurm cluster with sbatch: a render job array, N frames per array\n"
     "task (--chunk, default 1), each task running `powder render --resume` on its slice,\n"
@@ -45,6 +47,9 @@ static const char *const submit_help =
     "  --png           tasks also write PNG previews\n"
     "  --sim-warning S the simulation's warning before its time limit [s], 60..65535\n"
     "  --dry-run       print the batch scripts and sbatch commands; submit nothing\n"
+    "  --status        submit nothing: per frame, whether it is simulated, rendered,\n"
+    "                  rendering, waiting or failed (and why), from the files, the jobs'\n"
+    "                  logs and squeue; give the --output and --look of the submission\n"
     "\n"
     "Scripts and logs go to <frames dir>/farm/: one log per task named after its frame\n"
     "range (logs/<name>.render.<first>-<last>.<job>_<task>.log), with `PROGRESS nn%` lines.\n"
@@ -56,7 +61,7 @@ typedef struct {
     const char *scene, *frames, *partition, *look, *output;
     const char *sbatch[MAX_SBATCH_OPTIONS];
     int n_sbatch;
-    int chunk, threads, render_only, dry_run, png, quiet, help, sim_warning;
+    int chunk, threads, render_only, dry_run, png, quiet, help, sim_warning, status;
 } submit_options;
 
 /* Returns 1 on success; prints the problem and returns 0 otherwise. */
@@ -64,7 +69,7 @@ static int parse_submit_options(int argc, char **argv, submit_options *o)
 {
     static const char *const options = " --frames= --partition= --chunk= --look= --output="
                                        " --threads= --sbatch= --quiet --dry-run --render-only"
-                                       " --png --sim-warning= ";
+                                       " --png --sim-warning= --status ";
     for (int a = 2; a < argc; a++) {
         const char *arg = argv[a];
         pw_cli_token tok;
@@ -81,6 +86,7 @@ static int parse_submit_options(int argc, char **argv, submit_options *o)
         if (!strcmp(name, "--help")) o->help = 1;
         else if (!strcmp(name, "--quiet")) o->quiet = 1;
         else if (!strcmp(name, "--dry-run")) o->dry_run = 1;
+        else if (!strcmp(name, "--status")) o->status = 1;
         else if (!strcmp(name, "--render-only")) o->render_only = 1;
         else if (!strcmp(name, "--png")) o->png = 1;
         else if (!strcmp(name, "--frames")) o->frames = value;
@@ -164,12 +170,17 @@ int pw_main_submit(int argc, char **argv)
                             .work_dir = cwd,
                             .chunk = o.chunk,
                             .threads = o.threads,
-                            .render_only = o.render_only,
+                            .render_only = o.render_only && !o.status,
                             .png = o.png,
                             .sim_warning = o.sim_warning};
     pw_error err = {0};
     pw_submit_plan *plan = pw_submit_plan_create(&rq, &err);
     if (!plan) return fail(&err);
+    if (o.status) {
+        int rc = pw_submit_status(plan, stdout, &err) == PW_OK ? 0 : fail(&err);
+        pw_submit_plan_destroy(plan);
+        return rc;
+    }
     pw_submit_summary s;
     pw_submit_plan_summary(plan, &s);
     int rc = 0;

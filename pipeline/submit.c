@@ -2,15 +2,16 @@
 #include "submit.h"
 
 #include <errno.h>
-#include <poll.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "command.h"
 #include "exr.h"
 #include "frames.h"
 #include "pw_cache.h"
@@ -79,7 +80,7 @@ struct pw_submit_plan {
     int chunk;
     unsigned char *done; /* per entry of fl: its EXR is valid already */
     pw_submit_summary sum;
-    char scene_abs[4096], farm_dir[4096], log_dir[4096];
+    char scene_abs[4096], farm_dir[4096], log_dir[4096], record_path[4096];
     char script_path[2][4096];
     char *script[2];
 };
@@ -473,6 +474,8 @@ static pw_status farm_paths(pw_submit_plan *p, const pw_submit_request *rq, pw_e
     *slash = '\0'; /* absolute, so there is one */
     if ((rc = pw_path_format(p->farm_dir, sizeof p->farm_dir, err, "%s/farm", frames_abs)) ||
         (rc = pw_path_format(p->log_dir, sizeof p->log_dir, err, "%s/logs", p->farm_dir)) ||
+        (rc = pw_path_format(p->record_path, sizeof p->record_path, err, "%s/%s.jobs",
+                             p->farm_dir, p->sc->name)) ||
         (rc = pw_path_format(p->script_path[PW_SUBMIT_SIM], sizeof p->script_path[0], err,
                              "%s/%s.sim.sbatch", p->farm_dir, p->sc->name)) ||
         (rc = pw_path_format(p->script_path[PW_SUBMIT_RENDER], sizeof p->script_path[0], err,
@@ -558,6 +561,9 @@ const char *pw_submit_plan_script_path(const pw_submit_plan *p, pw_submit_job jo
 }
 
 const char *pw_submit_plan_log_dir(const pw_submit_plan *p) { return p->log_dir; }
+const char *pw_submit_plan_record_path(const pw_submit_plan *p) { return p->record_path; }
+const pw_scene *pw_submit_plan_scene(const pw_submit_plan *p) { return p->sc; }
+const pw_frame_list *pw_submit_plan_frames(const pw_submit_plan *p) { return &p->fl; }
 
 pw_status pw_submit_plan_write(const pw_submit_plan *p, pw_error *err)
 {
@@ -594,94 +600,59 @@ pw_status pw_submit_parse_job_id(const char *output, char *job_id, size_t n, pw_
     return PW_OK;
 }
 
-/* Reads the child's stdout and stderr to their ends (both, so neither pipe can fill
- * and block it). Returns 0, or -1 when an output exceeds SBATCH_OUTPUT_MAX. */
-static int drain(int fd_out, int fd_err, text *out, text *errs)
-{
-    struct pollfd pf[2] = {{fd_out, POLLIN, 0}, {fd_err, POLLIN, 0}};
-    text *dst[2] = {out, errs};
-    int open_fds = 2, too_long = 0;
-    while (open_fds > 0) {
-        if (poll(pf, 2, -1) < 0) {
-            if (errno == EINTR) continue;
-            return -1;
-        }
-        for (int k = 0; k < 2; k++) {
-            if (pf[k].fd < 0 || !pf[k].revents) continue;
-            char buf[4096];
-            ssize_t got = read(pf[k].fd, buf, sizeof buf);
-            if (got < 0 && errno == EINTR) continue;
-            if (got <= 0) {
-                pf[k].fd = -1;
-                open_fds--;
-                continue;
-            }
-            if (dst[k]->len + (size_t)got > SBATCH_OUTPUT_MAX) too_long = 1;
-            else text_printf(dst[k], "%.*s", (int)got, buf);
-        }
-    }
-    return too_long || out->oom || errs->oom ? -1 : 0;
-}
-
-/* The last non-empty line of s, trimmed, for an error message. */
-static void last_line(const char *s, char *out, size_t n)
-{
-    size_t len = s ? strlen(s) : 0;
-    while (len && (s[len - 1] == '\n' || s[len - 1] == '\r' || s[len - 1] == ' ')) len--;
-    size_t start = len;
-    while (start && s[start - 1] != '\n') start--;
-    snprintf(out, n, "%.*s", (int)(len - start), s ? s + start : "");
-}
-
 pw_status pw_submit_sbatch(const char *script_path, const char *script_arg, char *job_id,
                            size_t n, pw_error *err)
 {
     char *argv[5] = {"sbatch", "--parsable", (char *)script_path,
                      script_arg && script_arg[0] ? (char *)script_arg : NULL, NULL};
-    int po[2], pe[2];
-    if (pipe(po) != 0) return pw_fail(err, PW_EIO, "sbatch: pipe: %s", strerror(errno));
-    if (pipe(pe) != 0) {
-        close(po[0]);
-        close(po[1]);
-        return pw_fail(err, PW_EIO, "sbatch: pipe: %s", strerror(errno));
-    }
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(po[0]), close(po[1]), close(pe[0]), close(pe[1]);
-        return pw_fail(err, PW_EIO, "sbatch: fork: %s", strerror(errno));
-    }
-    if (pid == 0) {
-        dup2(po[1], 1);
-        dup2(pe[1], 2);
-        close(po[0]), close(po[1]), close(pe[0]), close(pe[1]);
-        execvp(argv[0], argv);
-        /* 127 is the shell's "command not found", recognised below. */
-        _exit(127);
-    }
-    close(po[1]);
-    close(pe[1]);
-    text out = {0}, errs = {0};
-    int drained = drain(po[0], pe[0], &out, &errs);
-    close(po[0]);
-    close(pe[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-    pw_status rc = PW_OK;
+    pw_command_result r;
+    pw_status rc = pw_command_run(argv, SBATCH_OUTPUT_MAX, &r, err);
+    if (rc != PW_OK) return pw_error_prefix(err, "%s", script_path), rc;
     char why[256];
-    last_line(errs.s, why, sizeof why);
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && !errs.len)
+    pw_command_last_line(r.errs, why, sizeof why);
+    if (r.exit_status == 127 && !r.errs[0])
         rc = pw_fail(err, PW_EIO, "%s: sbatch: not found on PATH (is slurm-client installed? "
                      "--dry-run shows the scripts without it)", script_path);
-    else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    else if (r.exit_status != 0)
         rc = pw_fail(err, PW_EIO, "%s: sbatch failed (exit status %d): %s", script_path,
-                     WIFEXITED(status) ? WEXITSTATUS(status) : -1, why[0] ? why : "no message");
-    else if (drained != 0)
+                     r.exit_status, why[0] ? why : "no message");
+    else if (r.too_long)
         rc = pw_fail(err, PW_EFORMAT, "%s: sbatch printed more than %d bytes", script_path,
                      SBATCH_OUTPUT_MAX);
-    else if (pw_submit_parse_job_id(out.s ? out.s : "", job_id, n, err) != PW_OK)
+    else if (pw_submit_parse_job_id(r.out, job_id, n, err) != PW_OK)
         pw_error_prefix(err, "%s", script_path), rc = PW_EFORMAT;
-    free(out.s);
-    free(errs.s);
+    pw_command_result_free(&r);
+    return rc;
+}
+
+/* Appends what was submitted to the plan's record, one line a job or array task:
+ * "<sim|render> <job id> <frames spec> <unix time>", for `powder submit --status`. One
+ * write of whole lines, so concurrent submissions do not interleave within a line. */
+static pw_status record_jobs(const pw_submit_plan *p, const pw_submit_jobs *jobs, pw_error *err)
+{
+    text t = {0};
+    long now = (long)time(NULL);
+    for (int c = 0; jobs->render_job[0] && c < p->sum.slices; c++) {
+        if (!slice_pending(p, c)) continue;
+        int k0 = c * p->chunk, n = p->fl.count - k0 < p->chunk ? p->fl.count - k0 : p->chunk;
+        text_printf(&t, "render %s_%d ", jobs->render_job, c);
+        text_frame_spec(&t, p->fl.frames + k0, n);
+        text_printf(&t, " %ld\n", now);
+    }
+    if (jobs->sim_job[0])
+        text_printf(&t, "sim %s %d-%d %ld\n", jobs->sim_job, p->sum.sim_first, p->sum.sim_last,
+                    now);
+    if (t.oom) {
+        free(t.s);
+        return pw_fail(err, PW_ENOMEM, "%s: out of memory", p->record_path);
+    }
+    pw_status rc = PW_OK;
+    int fd = open(p->record_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd < 0 || (t.len && write(fd, t.s, t.len) != (ssize_t)t.len))
+        rc = pw_fail(err, PW_EIO, "%s: %s", p->record_path, strerror(errno));
+    if (fd >= 0 && close(fd) != 0 && rc == PW_OK)
+        rc = pw_fail(err, PW_EIO, "%s: %s", p->record_path, strerror(errno));
+    free(t.s);
     return rc;
 }
 
@@ -697,5 +668,11 @@ pw_status pw_submit_plan_submit(const pw_submit_plan *p, pw_submit_jobs *jobs, p
     if (rc == PW_OK && p->script[PW_SUBMIT_SIM])
         rc = pw_submit_sbatch(p->script_path[PW_SUBMIT_SIM], jobs->render_job, jobs->sim_job,
                               sizeof jobs->sim_job, err);
+    /* What was queued is recorded even when the second submission failed. */
+    if (jobs->render_job[0] || jobs->sim_job[0]) {
+        pw_error rec_err;
+        pw_status rec = record_jobs(p, jobs, &rec_err);
+        if (rc == PW_OK && rec != PW_OK) *err = rec_err, rc = rec;
+    }
     return rc;
 }

@@ -25,6 +25,10 @@
 #define PW_SUBMIT_H
 
 #include <stddef.h>
+#include <stdio.h>
+
+#include "frames.h"
+#include "scene.h"
 
 #include "pw_error.h"
 
@@ -116,6 +120,23 @@ pw_status pw_submit_sbatch(const char *script_path, const char *script_arg, char
  * Anything else is PW_EFORMAT quoting the output. */
 pw_status pw_submit_parse_job_id(const char *output, char *job_id, size_t job_id_size,
                                  pw_error *err);
+
+/* The record of what was submitted for the plan's shot: <farm dir>/<name>.jobs, one line
+ * per job or array task, "<sim|render> <job id> <frames> <unix time>", appended by
+ * pw_submit_plan_submit. */
+const char *pw_submit_plan_record_path(const pw_submit_plan *plan);
+const pw_scene *pw_submit_plan_scene(const pw_submit_plan *plan);
+const pw_frame_list *pw_submit_plan_frames(const pw_submit_plan *plan);
+
+/* `powder submit --status`: prints on out, per frame of the plan's request, whether its
+ * cache and EXR are there and valid, which render task the newest submission gave it,
+ * and its state: done, rendering, waiting (held until simulated, queued), simulating,
+ * failed (with why: Slurm's word on the task, such as a cancellation or time limit, or
+ * the last line powder wrote in its log, or what is wrong with the cache), or not
+ * submitted. Job states come from one squeue call (-t all) over the recorded jobs and the
+ * simulation's continuations (found in its logs); without squeue, from the logs only.
+ * Writes nothing. PW_ENOMEM, or a frame path error. */
+pw_status pw_submit_status(const pw_submit_plan *plan, FILE *out, pw_error *err);
 
 /* The `powder submit` command: argv[1] is "submit". Prints its messages and returns the
  * exit status (0 submitted or nothing to do, 1 the submission failed, 2 bad usage or

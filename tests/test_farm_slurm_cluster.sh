@@ -171,6 +171,15 @@ grep -q 'CANCELLED' farm_slow/slow/farm/logs/tiny.render."${slow_job}"_0.slurm.l
     die "the task's .slurm.log does not report the cancellation"
 grep -q "interrupted by SIGTERM before frame 3" "$log0" &&
     echo "task 0 finished frame 2 after the SIGTERM and stopped before frame 3"
+# --status names the cancellation for every frame left without its EXR
+status=$("$powder" submit tiny.json --output farm_slow --look slow.json --status) ||
+    die "submit --status failed"
+for f in 1 2 3 4; do
+    [ -e farm_slow/slow/tiny.000$f.exr ] && continue
+    awk -v f=$f '$1 == f' <<<"$status" | grep -q 'failed: .*CANCELLED' ||
+        die "submit --status does not report frame $f as cancelled: $status"
+done
+echo "submit --status after the cancellation: $(tail -n 1 <<<"$status")"
 n_final=0
 for f in 1 2 3 4; do
     b=farm_slow/slow/tiny.000$f.exr

@@ -140,6 +140,13 @@ awk -v a="$first_start" -v b="$t_last_cache" 'BEGIN { exit !(a < b) }' ||
 echo "first render task started $(awk -v a="$first_start" -v b="$t_last_cache" \
     'BEGIN { printf "%.1f", b - a }') s before the last cache was written"
 
+status=$("$powder" submit drop.json --output farm --status) || die "submit --status failed"
+grep -qx '12 frames: 12 simulated, 12 rendered, 0 rendering, 0 waiting, 0 failed, 0 not submitted' \
+    <<<"$status" || die "submit --status after the shot: $status"
+grep -q "^simulation: frames 1-12, jobs ${chain// / -> } (run $runs): " <<<"$status" ||
+    die "submit --status does not follow the simulation's chain ($chain): $status"
+echo "submit --status: $(grep '^simulation' <<<"$status")"
+
 # ---- a half-finished shot: only what is missing ---------------------------------------
 rm farm/cache/drop.0012.pwc farm/cache/drop.0011.pwc farm/drop.0012.exr farm/drop.0011.exr
 plan=$("$powder" submit drop.json --output farm --chunk 3 --threads 1 --dry-run) ||
