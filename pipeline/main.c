@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "frames.h"
 #include "interrupt.h"
+#include "preview_colour.h"
 #include "progress.h"
 #include "pw_cache.h"
 #include "pw_error.h"
@@ -30,7 +31,7 @@ typedef struct {
     const char *command;
     const char **positional; /* argc entries: png takes any number of files */
     int n_positional;
-    const char *frames, *look, *output, *caches;
+    const char *frames, *look, *output, *caches, *mask;
     const char *view_name, *view_look; /* --view, --view-look: the PNGs' view transform */
     pw_view *view;                     /* made from them when the command writes PNGs */
     int threads, quiet, force, resume, png, help;
@@ -119,7 +120,8 @@ static void command_help(const char *cmd)
                "Prints a cache file's header, its attributes with types and sizes, and the\n"
                "compression ratio. Damaged files are reported with what is wrong.\n");
     else if (!strcmp(cmd, "png"))
-        printf("usage: powder png FILE.exr... [--exposure EV] [--view NAME] [--view-look NAME]\n\n"
+        printf("usage: powder png FILE.exr... [--exposure EV] [--view NAME] [--view-look NAME]\n"
+               "                  [--mask MASK.exr]\n\n"
                "Writes FILE.png next to each EXR: its scene-linear colour scaled by 2^EV, then\n"
                "shown through a view transform of OpenColorIO. With $OCIO set, that config's\n"
                "default display and --view (default: the display's default view) and\n"
@@ -127,7 +129,11 @@ static void command_help(const char *cmd)
                "config: display 'sRGB - Display', views 'ACES 1.0 - SDR Video' (default) and\n"
                "'Un-tone-mapped' (each channel clipped, as previews were before views), look\n"
                "'ACES 1.3 Reference Gamut Compression'. A powder built without OpenColorIO has\n"
-               "the views 'Powder filmic' (default) and 'Un-tone-mapped', and no looks.\n");
+               "the views 'Powder filmic' (default) and 'Un-tone-mapped', and no looks.\n"
+               "--mask MASK.exr also prints what each preview shows of the snow, over the\n"
+               "pixels where MASK's alpha exceeds 0.5 (the frame rendered without its\n"
+               "surfaces): the mean HSV saturation of the bytes, how many have a channel at\n"
+               "255 beside one below 204 (one channel clipped), and the mean colour.\n");
     else
         fputs(usage_text, stdout);
 }
@@ -154,7 +160,7 @@ static const command_spec command_table[] = {
                   " --threads= --quiet --half --float --caches= --view= --view-look= ", 1,
      "one scene file"},
     {"info", " ", 1, "one cache file"},
-    {"png", " --exposure= --view= --view-look= --quiet ", -1, "EXR files"},
+    {"png", " --exposure= --view= --view-look= --mask= --quiet ", -1, "EXR files"},
 };
 
 static const command_spec *find_command(const char *command)
@@ -221,6 +227,8 @@ static int parse_options(int argc, char **argv, options *o)
             if (!pw_cli_double(cmd, name, value, 1e-6, 1e6, &o->radius)) return 0;
         } else if (!strcmp(name, "--elevation")) {
             if (!pw_cli_double(cmd, name, value, -89, 89, &o->elevation_deg)) return 0;
+        } else if (!strcmp(name, "--mask")) {
+            o->mask = value;
         } else if (!strcmp(name, "--exposure")) {
             if (!pw_cli_double(cmd, name, value, -30, 30, &o->exposure)) return 0;
         } else if (!strcmp(name, "--max-memory")) {
@@ -558,6 +566,15 @@ static int cmd_png(const options *o)
             return fail(&err);
         if (!o->quiet && k == 0) printf("powder: %s\n", pw_view_describe(o->view));
         if (!o->quiet) printf("powder: %s\n", png);
+        pw_preview_colour pc;
+        if (o->mask && pw_preview_colour_measure(o->positional[k], o->mask, o->view,
+                                                 o->exposure, &pc, &err) != PW_OK)
+            return fail(&err);
+        if (o->mask)
+            printf("powder: %s: %ld pixels under the mask: mean saturation %.3f, %ld with one "
+                   "channel clipped, mean colour (%.1f, %.1f, %.1f)\n", png, pc.pixels,
+                   pc.mean_saturation, pc.one_channel_clipped, pc.mean_rgb[0], pc.mean_rgb[1],
+                   pc.mean_rgb[2]);
     }
     return 0;
 }
