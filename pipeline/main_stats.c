@@ -21,13 +21,14 @@ enum { EXIT_WORK = PW_EXIT_WORK, EXIT_USAGE = PW_EXIT_USAGE };
 typedef struct {
     const char *scene, *frames, *output, *caches;
     double link_h;
+    double crumb; /* crumb size, a share of the particles; 0: PW_STATS_CRUMB */
     int json, help;
     int gathered; /* collider index whose gathered snow is measured, -1: none */
 } stats_options;
 
 static const char *const help_text =
     "usage: powder stats scene.json [--frames SPEC] [--output DIR] [--caches DIR] [--link H]\n"
-    "                               [--gathered K] [--json]\n"
+    "                               [--crumb SHARE] [--gathered K] [--json]\n"
     "\n"
     "Measures each cached frame of the shot:\n"
     "  fragments   connected sets of particles, two particles being linked when closer\n"
@@ -38,7 +39,14 @@ static const char *const help_text =
     "  largest     share of the particles in the largest fragment (and the second)\n"
     "  >=1%        fragments holding at least 1% of the particles; >=5: of 5 particles\n"
     "  in>=1%      share of the particles in fragments of >= 1%: the snow in chunks\n"
-    "              (the rest is powder and small debris)\n"
+    "              (the rest is powder and small debris); >=1% counts the chunks that\n"
+    "              have moved apart, a crack that has not opened leaves one (its snow\n"
+    "              weakened: see weak)\n"
+    "  crumbs      share of the particles in fragments smaller than --crumb SHARE of\n"
+    "              them (default 0.001, 0.1%): the snow seen as powder and crumbs\n"
+    "  median      particle-weighted median fragment size, a share of the particles:\n"
+    "              half the snow is in fragments no larger (mass-weighted for snow of\n"
+    "              one density)\n"
     "  pieces      the same count over intact particles only, those hardening has left\n"
     "              at least 1% of their stiffness (exp(xi (1 - Jp)) >= 0.01): cracks\n"
     "              that have not opened yet separate pieces; largest piece share and\n"
@@ -81,7 +89,7 @@ static int parse(int argc, char **argv, stats_options *o)
     o->link_h = 0; /* 0: follow the scene's seeding (pw_stats_default_link_h) */
     o->gathered = -1;
     static const char *const options =
-        " --frames= --output= --caches= --link= --gathered= --json ";
+        " --frames= --output= --caches= --link= --crumb= --gathered= --json ";
     for (int a = 2; a < argc; a++) {
         const char *arg = argv[a];
         pw_cli_token tok;
@@ -102,6 +110,8 @@ static int parse(int argc, char **argv, stats_options *o)
         else if (!strcmp(name, "--caches")) o->caches = value;
         else if (!strcmp(name, "--link")) {
             if (!pw_cli_double("stats", name, value, 0.01, 10, &o->link_h)) return 0;
+        } else if (!strcmp(name, "--crumb")) {
+            if (!pw_cli_double("stats", name, value, 1e-9, 0.5, &o->crumb)) return 0;
         } else if (!strcmp(name, "--gathered")) {
             if (!pw_cli_int("stats", name, value, 0, PW_STATS_MAX_COLLIDERS - 1, &o->gathered))
                 return 0;
@@ -115,9 +125,10 @@ static int parse(int argc, char **argv, stats_options *o)
 
 static void print_header(const pw_scene *sc, int gathered)
 {
-    printf("%5s %9s %9s %7s %7s %5s %7s %5s %6s %7s %7s %7s %7s %6s %6s %6s %10s %10s %10s %7s "
-           "%6s %6s",
+    printf("%5s %9s %9s %7s %7s %5s %7s %5s %7s %7s %6s %7s %7s %7s %7s %6s %6s %6s %10s %10s "
+           "%10s %7s %6s %6s",
            "frame", "particles", "fragments", "largest", "second", ">=1%", "in>=1%", ">=5",
+           "crumbs", "median",
            "pieces", "largest", "broken", "weak", "chunk", "Jp min", "mean", "max", "KE [J]",
            "elastic", "total", "rho med", "max", ">ice");
     for (int k = 0; k < sc->n_colliders && k < PW_STATS_MAX_COLLIDERS; k++)
@@ -135,10 +146,11 @@ static void print_header(const pw_scene *sc, int gathered)
 
 static void print_row(int f, const pw_frame_stats *st, const pw_gathered *g)
 {
-    printf("%5d %9zu %9zu %6.1f%% %6.1f%% %5zu %6.1f%% %5zu %6zu %6.1f%% %6.1f%% %6.1f%% "
-           "%6.1f%% %6.3f %6.3f %6.3f %10.4g",
+    printf("%5d %9zu %9zu %6.1f%% %6.1f%% %5zu %6.1f%% %5zu %6.2f%% %6.2f%% %6zu %6.1f%% "
+           "%6.1f%% %6.1f%% %6.1f%% %6.3f %6.3f %6.3f %10.4g",
            f, st->particles, st->fragments, 100 * st->largest_share, 100 * st->second_share,
-           st->fragments_large, 100 * st->in_large_share, st->fragments_5, st->pieces_large,
+           st->fragments_large, 100 * st->in_large_share, st->fragments_5,
+           100 * st->crumb_share, 100 * st->median_fragment, st->pieces_large,
            100 * st->largest_piece, 100 * st->broken_share, 100 * st->weak_share,
            100 * st->chunk_mean, st->jp_min, st->jp_mean, st->jp_max, st->kinetic_energy);
     if (st->has_elastic) /* a slim render cache has no F_E: its energies are not complete */
@@ -194,6 +206,7 @@ static void print_json(int f, double t, const pw_frame_stats *st, int collider,
     printf("{\"frame\": %d, \"time\": %.9g, \"particles\": %zu, \"link_m\": %.9g, "
            "\"fragments\": %zu, \"largest_share\": %.6f, \"second_share\": %.6f, "
            "\"fragments_ge_1pct\": %zu, \"in_fragments_ge_1pct\": %.6f, \"fragments_ge_5\": %zu, "
+           "\"crumb_limit\": %.6g, \"crumb_share\": %.6f, \"median_fragment\": %.6f, "
            "\"pieces_ge_1pct\": %zu, "
            "\"largest_piece_share\": %.6f, \"second_piece_share\": %.6f, "
            "\"broken_share\": %.6f, \"weak_share\": %.6f, \"chunk_mean\": %.6f, "
@@ -204,8 +217,9 @@ static void print_json(int f, double t, const pw_frame_stats *st, int collider,
            "\"momentum\": [%.9g, %.9g, %.9g], \"bounds\": [[%.6g, %.6g, %.6g], [%.6g, %.6g, "
            "%.6g]], \"top99\": %.6g, \"near_collider\": [",
            f, t, st->particles, st->link, st->fragments, st->largest_share, st->second_share,
-           st->fragments_large, st->in_large_share, st->fragments_5, st->pieces_large,
-           st->largest_piece, st->second_piece, st->broken_share, st->weak_share, st->chunk_mean,
+           st->fragments_large, st->in_large_share, st->fragments_5, st->crumb_limit,
+           st->crumb_share, st->median_fragment, st->pieces_large, st->largest_piece,
+           st->second_piece, st->broken_share, st->weak_share, st->chunk_mean,
            st->jp_min, st->jp_mean, st->jp_max, st->kinetic_energy, elastic, rho,
            st->potential_energy, st->mass, st->momentum.x, st->momentum.y, st->momentum.z,
            st->lo.x, st->lo.y, st->lo.z, st->hi.x, st->hi.y, st->hi.z, st->top99);
@@ -257,8 +271,8 @@ static int run_stats(const stats_options *o, pw_scene *sc)
         pw_cache_info info;
         if ((st = pw_shot_cache_info(sc, f, &info, &err)) != PW_OK) break;
         pw_frame_stats fs;
-        st = pw_stats_cache(cache, link_h, sc->sim.gravity, sc->colliders, sc->n_colliders,
-                            &fs, &err);
+        st = pw_stats_cache(cache, link_h, o->crumb, sc->sim.gravity, sc->colliders,
+                            sc->n_colliders, &fs, &err);
         if (st != PW_OK) break;
         pw_gathered gathered, *g = NULL;
         if (o->gathered >= 0) {

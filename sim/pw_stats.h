@@ -29,6 +29,15 @@
  * chunks, large when it is in a few big ones. Unlike a count of chunks it is not swayed
  * by the grid-scale specks every crack sheds (sim/docs/wedge-critical-order.md).
  *
+ * Crumbs. What a viewer sees of a breakup is how the snow is shared among the pieces
+ * that have moved apart, whatever the state of the snow inside them: the share of the
+ * snow in crumbs (fragments smaller than a share of the body, PW_STATS_CRUMB by default:
+ * specks and clods the eye reads as powder), the particle-weighted median fragment size
+ * (half the snow is in fragments at most this large; for snow of one density it is the
+ * mass-weighted median) and the count of fragments >= PW_STATS_SHARE (separated chunks:
+ * a crack that has not opened leaves one fragment, however weak its snow, which the weak
+ * share reports) (sim/docs/fig8-visible-breakup.md).
+ *
  * Plates. Layered snow (seed.h) labels its particles by seeded layer; the top layer's
  * intact particles, linked as above, form its plates: a crust broken by a foot is in
  * several, a crust that bent or compacted without breaking stays one. Plates holding at
@@ -58,6 +67,7 @@ double pw_stats_default_link_h(double ppc);
 #define PW_STATS_MAX_COLLIDERS 16
 #define PW_STATS_BROKEN 0.01 /* hardening factor below which a particle holds nothing */
 #define PW_STATS_WEAK 0.5 /* hardening factor below which a particle has started to break */
+#define PW_STATS_CRUMB 0.001 /* default: fragments below this share of the particles are crumbs */
 #define PW_STATS_ICE_DENSITY 917.0 /* [kg/m^3] ice: compacted snow cannot get denser */
 
 typedef struct {
@@ -68,6 +78,12 @@ typedef struct {
     double in_large_share;     /* share of the particles in those fragments: the snow that
                                   is in chunks; the rest is powder and small debris [-]   */
     size_t fragments_5;        /* fragments of at least 5 particles                       */
+    double crumb_limit;        /* the crumb size used, a share of the particles [-]        */
+    double crumb_share;        /* share of the particles in fragments smaller than
+                                  crumb_limit: the snow seen as powder and crumbs [-]     */
+    double median_fragment;    /* particle-weighted median fragment size: the smallest size
+                                  s such that fragments of at most s particles hold at
+                                  least half of them, as a share of the particles [-]     */
     double largest_share;      /* particles in the largest fragment / particles [-]       */
     double second_share;       /* the same for the second largest [-]                     */
     double broken_share;       /* share of broken particles (loose snow) [-]              */
@@ -136,12 +152,15 @@ typedef struct {
                             place of F_E and V0), 0 where not yet known; NULL = from F_E,
                             V0 and J_P */
     const uint32_t *layer; /* seeded layer, 1 = top (seed.h); NULL = no layers */
+    double crumb;        /* [-] crumb size, a share of the particles in (0, 1); 0 =
+                            PW_STATS_CRUMB */
 } pw_stats_particles;
 
 /* Fills *st for the particles p. link [m] > 0 is the link distance of the fragment
  * count. Colliders: each of the n_colliders descriptions (may be 0) is measured alone
  * at time t [s] with grid spacing h [m] (for mesh SDFs and the 2 h band).
- * @return PW_OK; PW_ENOMEM; PW_EINVAL for a non-finite position or link <= 0. */
+ * @return PW_OK; PW_ENOMEM; PW_EINVAL for a non-finite position, link <= 0 or a crumb
+ * size outside [0, 1). */
 pw_status pw_stats_compute(const pw_stats_particles *p, double link, double h,
                            const pw_collider_desc *colliders, int n_colliders, double t,
                            pw_frame_stats *st, pw_error *err);
@@ -154,9 +173,9 @@ pw_status pw_stats_fragments(const vec3 *x, size_t n, double link, uint32_t *lab
 
 /* Reads the attributes the measures need from a frame cache at path (x, v, m, Jp, xi,
  * and for the elastic energy Fe, V0, mu0, lambda0, Jp_min, Jp_max, and layer, when the
- * cache has them), then computes as pw_stats_compute with the cache's h and time and the given
- * gravity [m/s^2]. */
-pw_status pw_stats_cache(const char *path, double link_h, vec3 gravity,
+ * cache has them), then computes as pw_stats_compute with the cache's h and time, the given
+ * gravity [m/s^2] and crumb size crumb [-] (0 = PW_STATS_CRUMB). */
+pw_status pw_stats_cache(const char *path, double link_h, double crumb, vec3 gravity,
                          const pw_collider_desc *colliders, int n_colliders,
                          pw_frame_stats *st, pw_error *err);
 

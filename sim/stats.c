@@ -168,10 +168,27 @@ static int cmp_size_desc(const void *a, const void *b)
 typedef struct {
     size_t count, first, second, large, in_large, five;
     double sum_sq;
+    size_t in_crumbs; /* particles in fragments of fewer than crumb * total               */
+    size_t median;    /* the smallest size s with fragments of <= s particles holding at
+                         least half of the n                                              */
 } fragment_census;
 
-static pw_status census(const vec3 *x, size_t n, double link, size_t total, fragment_census *c,
-                        pw_error *err)
+/* Particles in fragments below crumb * total, and the particle-weighted median size, of
+ * the nf sizes sorted largest first. */
+static void size_distribution(const size_t *size, size_t nf, size_t n, size_t total,
+                              double crumb, fragment_census *c)
+{
+    size_t below = 0;
+    for (size_t k = nf; k-- > 0;) {
+        if ((double)size[k] < crumb * (double)total) c->in_crumbs += size[k];
+        below += size[k];
+        /* 2 below >= n: half reached, in integers */
+        if (!c->median && 2 * below >= n) c->median = size[k];
+    }
+}
+
+static pw_status census(const vec3 *x, size_t n, double link, size_t total, double crumb,
+                        fragment_census *c, pw_error *err)
 {
     memset(c, 0, sizeof *c);
     uint32_t *label = malloc((n ? n : 1) * sizeof *label);
@@ -194,6 +211,7 @@ static pw_status census(const vec3 *x, size_t n, double link, size_t total, frag
             if (size[k] >= 5) c->five++;
             c->sum_sq += (double)size[k] * (double)size[k];
         }
+        size_distribution(size, nf, n, total, crumb, c);
     }
     free(size);
     free(label);
@@ -221,10 +239,14 @@ static pw_status fragment_sizes(const pw_stats_particles *p, double link, pw_fra
                                 pw_error *err)
 {
     fragment_census all, intact;
-    pw_status rc = census(p->x, p->n, link, p->n, &all, err);
+    double crumb = p->crumb > 0 ? p->crumb : PW_STATS_CRUMB;
+    pw_status rc = census(p->x, p->n, link, p->n, crumb, &all, err);
     if (rc != PW_OK) return rc;
     double n = p->n ? (double)p->n : 1;
     st->fragments = all.count;
+    st->crumb_limit = crumb;
+    st->crumb_share = (double)all.in_crumbs / n;
+    st->median_fragment = (double)all.median / n;
     st->largest_share = (double)all.first / n;
     st->second_share = (double)all.second / n;
     st->fragments_large = all.large;
@@ -234,7 +256,7 @@ static pw_status fragment_sizes(const pw_stats_particles *p, double link, pw_fra
     vec3 *kept = malloc((p->n ? p->n : 1) * sizeof *kept);
     if (!kept) return pw_fail(err, PW_ENOMEM, "stats: cannot allocate for %zu particles", p->n);
     size_t nk = keep_stiffer(p, PW_STATS_BROKEN, kept);
-    rc = census(kept, nk, link, p->n, &intact, err);
+    rc = census(kept, nk, link, p->n, crumb, &intact, err);
     if (rc != PW_OK) {
         free(kept);
         return rc;
@@ -246,7 +268,7 @@ static pw_status fragment_sizes(const pw_stats_particles *p, double link, pw_fra
 
     fragment_census sound;
     nk = keep_stiffer(p, PW_STATS_WEAK, kept);
-    rc = census(kept, nk, link, p->n, &sound, err);
+    rc = census(kept, nk, link, p->n, crumb, &sound, err);
     free(kept);
     if (rc != PW_OK) return rc;
     st->weak_share = (double)(p->n - nk) / n;
@@ -266,18 +288,18 @@ static pw_status top_layer(const pw_stats_particles *p, double link, pw_frame_st
     for (size_t i = 0; i < p->n; i++)
         if (p->layer[i] == 1) top[nt++] = p->x[i];
     fragment_census all, pieces;
-    pw_status rc = census(top, nt, link, nt, &all, err);
+    pw_status rc = census(top, nt, link, nt, PW_STATS_CRUMB, &all, err);
     if (rc == PW_OK) {
         for (size_t i = 0; i < p->n; i++)
             if (p->layer[i] == 1 && !weaker(p, i, PW_STATS_BROKEN)) top[intact++] = p->x[i];
-        rc = census(top, intact, link, nt, &pieces, err);
+        rc = census(top, intact, link, nt, PW_STATS_CRUMB, &pieces, err);
     }
     fragment_census chunks;
     size_t sound = 0;
     if (rc == PW_OK) {
         for (size_t i = 0; i < p->n; i++)
             if (p->layer[i] == 1 && !weaker(p, i, PW_STATS_WEAK)) top[sound++] = p->x[i];
-        rc = census(top, sound, link, nt, &chunks, err);
+        rc = census(top, sound, link, nt, PW_STATS_CRUMB, &chunks, err);
     }
     free(top);
     if (rc != PW_OK) return rc;
@@ -373,6 +395,8 @@ pw_status pw_stats_compute(const pw_stats_particles *p, double link, double h,
                            pw_frame_stats *st, pw_error *err)
 {
     memset(st, 0, sizeof *st);
+    if (!(p->crumb >= 0 && p->crumb < 1))
+        return pw_fail(err, PW_EINVAL, "stats: crumb size %g must lie in [0, 1)", p->crumb);
     st->particles = p->n;
     st->link = link;
     st->jp_min = st->jp_max = st->jp_mean = 1;
@@ -433,7 +457,7 @@ static const pw_cache_attr *need_attr(const char *path, const pw_cache_frame *cf
     return a;
 }
 
-pw_status pw_stats_cache(const char *path, double link_h, vec3 gravity,
+pw_status pw_stats_cache(const char *path, double link_h, double crumb, vec3 gravity,
                          const pw_collider_desc *colliders, int n_colliders,
                          pw_frame_stats *st, pw_error *err)
 {
@@ -479,7 +503,7 @@ pw_status pw_stats_cache(const char *path, double link_h, vec3 gravity,
     if (!ok) rc = err ? err->code : PW_EFORMAT;
     if (rc == PW_OK) {
         pw_stats_particles p = {(size_t)cf.count, x->data, v->data, m->data, jp->data, xi->data,
-                                NULL, NULL, NULL, NULL, NULL, NULL, gravity, NULL, NULL};
+                                NULL, NULL, NULL, NULL, NULL, NULL, gravity, NULL, NULL, crumb};
         if (energy) {
             p.Fe = e[0]->data;
             p.V0 = e[1]->data;

@@ -151,7 +151,7 @@ static void shares_and_sums(void)
         jsum += jp[i];
     }
     pw_stats_particles p = {n, x, v, m, jp, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                            {0, 0, 0}, NULL, NULL};
+                            {0, 0, 0}, NULL, NULL, 0};
     pw_collider_desc floor;
     memset(&floor, 0, sizeof floor);
     pw_shape_init(&floor.shape, PW_SHAPE_HALFSPACE);
@@ -203,7 +203,7 @@ static void shares_and_sums(void)
     cf.n_attrs = 5;
     CHECK(pw_cache_write(path, &cf, &err) == PW_OK, "write: %s", err.msg);
     pw_frame_stats sc;
-    CHECK(pw_stats_cache(path, 1.4, v3_zero(), &floor, 1, &sc, &err) == PW_OK,
+    CHECK(pw_stats_cache(path, 1.4, 0, v3_zero(), &floor, 1, &sc, &err) == PW_OK,
           "stats of cache: %s", err.msg);
     CHECK(sc.fragments == st.fragments && sc.largest_share == st.largest_share &&
           sc.kinetic_energy == st.kinetic_energy && sc.near_share[0] == st.near_share[0] &&
@@ -211,7 +211,7 @@ static void shares_and_sums(void)
     cf.attrs = attrs + 1; /* no Jp */
     cf.n_attrs = 4;
     CHECK(pw_cache_write(path, &cf, &err) == PW_OK, "write: %s", err.msg);
-    CHECK(pw_stats_cache(path, 1.4, v3_zero(), NULL, 0, &sc, &err) == PW_EFORMAT,
+    CHECK(pw_stats_cache(path, 1.4, 0, v3_zero(), NULL, 0, &sc, &err) == PW_EFORMAT,
           "missing Jp accepted");
     CHECK(strstr(err.msg, "stats_frame.pwc") && strstr(err.msg, "'Jp'"), "message: %s", err.msg);
     free(x), free(v), free(m), free(jp), free(xi);
@@ -234,7 +234,7 @@ static void cracks_split_pieces(void)
         if (layer == 7) jp[i] = 20, xi[i] = 0;
     }
     pw_stats_particles p = {n, x, NULL, NULL, jp, xi, NULL, NULL, NULL, NULL, NULL, NULL,
-                            {0, 0, 0}, NULL, NULL};
+                            {0, 0, 0}, NULL, NULL, 0};
     pw_frame_stats st;
     CHECK(pw_stats_compute(&p, 0.7, 0.5, NULL, 0, 0.0, &st, NULL) == PW_OK, "crack: compute");
     CHECK(st.fragments == 1 && st.largest_share == 1, "crack: %zu fragments", st.fragments);
@@ -269,7 +269,7 @@ static void energies(void)
     Fe[1] = m3_diag(0.8, 1, 1);
     Fe[2] = m3_rotation(v3(0, 0, 1), 0.3); /* unstrained: no energy however hardened */
     pw_stats_particles p = {3, x, NULL, m, jp, xi, Fe, V0, mu0, la0, jmin, jmax,
-                            v3(0, -10, 0), NULL, NULL};
+                            v3(0, -10, 0), NULL, NULL, 0};
     pw_frame_stats st;
     CHECK(pw_stats_compute(&p, 0.7, 0.5, NULL, 0, 0.0, &st, NULL) == PW_OK, "energy: compute");
     double e0 = 1e-3 * (100 * 0.01 + 25 * 0.01);
@@ -310,14 +310,14 @@ static void energies(void)
     cf.n_attrs = 11;
     pw_frame_stats sc;
     CHECK(pw_cache_write(path, &cf, &err) == PW_OK, "write: %s", err.msg);
-    CHECK(pw_stats_cache(path, 1.4, v3(0, -10, 0), NULL, 0, &sc, &err) == PW_OK, "%s", err.msg);
+    CHECK(pw_stats_cache(path, 1.4, 0, v3(0, -10, 0), NULL, 0, &sc, &err) == PW_OK, "%s", err.msg);
     CHECK(sc.rho_median == st.rho_median && sc.rho_max == st.rho_max, "cache densities");
     CHECK(sc.elastic_energy == st.elastic_energy && sc.potential_energy == st.potential_energy,
           "cache energies %g %g, arrays %g %g", sc.elastic_energy, sc.potential_energy,
           st.elastic_energy, st.potential_energy);
     cf.n_attrs = 5;
     CHECK(pw_cache_write(path, &cf, &err) == PW_OK, "write: %s", err.msg);
-    CHECK(pw_stats_cache(path, 1.4, v3(0, -10, 0), NULL, 0, &sc, &err) == PW_OK, "%s", err.msg);
+    CHECK(pw_stats_cache(path, 1.4, 0, v3(0, -10, 0), NULL, 0, &sc, &err) == PW_OK, "%s", err.msg);
     CHECK(sc.elastic_energy == 0 && sc.potential_energy == st.potential_energy,
           "without F_E: elastic %g", sc.elastic_energy);
 }
@@ -335,7 +335,7 @@ static void height_percentile(void)
         x[k] = v3(a, a, 0.5);
     }
     pw_stats_particles p = {n, x, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                            {0, -9.81, 0}, NULL, NULL};
+                            {0, -9.81, 0}, NULL, NULL, 0};
     pw_frame_stats st;
     CHECK(pw_stats_compute(&p, 0.7, 1.0, NULL, 0, 0.0, &st, NULL) == PW_OK, "compute failed");
     CHECK(st.top99 == 197, "top99 along -g: %.17g", st.top99);
@@ -368,7 +368,7 @@ static size_t ball_fragments(double ppc, double link_h)
     size_t fragments = 0;
     CHECK(pw_seed_body(&b, &mat, h, &s, &err) == PW_OK, "9: seed: %s", err.msg);
     pw_stats_particles p = {s.n, s.x, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                            NULL, {0, 0, 0}, NULL, NULL};
+                            NULL, {0, 0, 0}, NULL, NULL, 0};
     pw_frame_stats st;
     if (s.n && pw_stats_compute(&p, link_h * h, h, NULL, 0, 0.0, &st, &err) == PW_OK)
         fragments = st.fragments;

@@ -43,7 +43,7 @@ int main(void)
                 layer[p] = j >= 2 ? 1 : 0;
             }
     pw_stats_particles p = {N, x, NULL, NULL, jp, xi, NULL, NULL, NULL, NULL, NULL, NULL,
-                            {0, 0, 0}, NULL, layer};
+                            {0, 0, 0}, NULL, layer, 0};
     pw_frame_stats st;
     pw_error err = {0};
 
@@ -107,7 +107,7 @@ int main(void)
     cf.n_attrs = 6;
     CHECK(pw_cache_write(path, &cf, &err) == PW_OK, "5: write: %s", err.msg);
     pw_frame_stats sc;
-    CHECK(pw_stats_cache(path, 1.4, v3_zero(), NULL, 0, &sc, &err) == PW_OK, "5: %s", err.msg);
+    CHECK(pw_stats_cache(path, 1.4, 0, v3_zero(), NULL, 0, &sc, &err) == PW_OK, "5: %s", err.msg);
     CHECK(sc.has_layers && sc.top_plates == st.top_plates && sc.top_particles == 800 &&
               sc.top_largest_plate == st.top_largest_plate &&
               sc.top_broken_share == st.top_broken_share,
