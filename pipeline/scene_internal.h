@@ -93,6 +93,11 @@ pw_status sc_vec3(const sc_ctx *c, json_t *obj, const char *path, const char *ke
 pw_status sc_direction(const sc_ctx *c, json_t *obj, const char *path, const char *key,
                        int required, vec3 def, vec3 *out);
 
+/* rel resolved against the scene file's directory (unchanged when absolute) into out;
+ * "empty path" and "path too long" are errors at path. */
+pw_status sc_scene_relative(const sc_ctx *c, const char *path, const char *rel, char *out,
+                            size_t cap);
+
 /* Joins dir and a relative path (absolute paths are kept) into out; fails if the
  * result does not fit or the file cannot be opened for reading. */
 pw_status sc_asset_path(const sc_ctx *c, const char *path, const char *rel, char *out,

@@ -388,8 +388,8 @@ pw_status sc_direction(const sc_ctx *c, json_t *obj, const char *path, const cha
     return PW_OK;
 }
 
-pw_status sc_asset_path(const sc_ctx *c, const char *path, const char *rel, char *out,
-                        size_t cap)
+pw_status sc_scene_relative(const sc_ctx *c, const char *path, const char *rel, char *out,
+                            size_t cap)
 {
     if (!rel[0]) return sc_fail(c, path, "empty path");
     int n;
@@ -400,6 +400,14 @@ pw_status sc_asset_path(const sc_ctx *c, const char *path, const char *rel, char
         n = snprintf(out, cap, "%s%s%s", c->dir, c->dir[nd - 1] == '/' ? "" : "/", rel);
     if (n < 0 || (size_t)n >= cap)
         return sc_fail(c, path, "path too long (%d bytes, at most %zu)", n, cap - 1);
+    return PW_OK;
+}
+
+pw_status sc_asset_path(const sc_ctx *c, const char *path, const char *rel, char *out,
+                        size_t cap)
+{
+    pw_status rc = sc_scene_relative(c, path, rel, out, cap);
+    if (rc != PW_OK) return rc;
     /* Checked now, so a typo stops the shot before hours of simulation, not after.
      * A device or directory is refused too: readers would block or fail late. */
     struct stat st;

@@ -158,13 +158,7 @@ static pw_status parse_sequence(const sc_ctx *c, json_t *obj, const char *path, 
     s->seq_first = (int)first;
     s->seq_last = (int)last;
     s->seq_step = (int)step;
-    size_t nd = c->dir ? strlen(c->dir) : 0;
-    int n = rel[0] == '/' || nd == 0
-                ? snprintf(s->path, sizeof s->path, "%s", rel)
-                : snprintf(s->path, sizeof s->path, "%s%s%s", c->dir,
-                           c->dir[nd - 1] == '/' ? "" : "/", rel);
-    if (n < 0 || (size_t)n >= sizeof s->path)
-        return sc_fail(c, at_path, "path too long (%d bytes, at most %zu)", n, sizeof s->path - 1);
+    if ((rc = sc_scene_relative(c, at_path, rel, s->path, sizeof s->path)) != PW_OK) return rc;
     /* every file there and readable, so a gap stops the shot now */
     for (long long k = first; k <= last; k += step) {
         char file[sizeof s->path];

@@ -29,28 +29,9 @@
 #include "mpm_fixture.h"
 #include "pw_sim.h"
 
+#include "obj_fixture.h" /* after pw_math.h, which the headers above bring */
+
 static char dir[900];
-
-static const int box_tris[36] = {0, 4, 6, 0, 6, 2, 1, 3, 7, 1, 7, 5, 0, 1, 5, 0, 5, 4,
-                                 2, 6, 7, 2, 7, 3, 0, 2, 3, 0, 3, 1, 4, 5, 7, 4, 7, 6};
-
-static void write_box(const char *path, const vec3 v[8])
-{
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL, "cannot write %s", path);
-    if (!f) return;
-    for (int i = 0; i < 8; i++) fprintf(f, "v %.9f %.9f %.9f\n", v[i].x, v[i].y, v[i].z);
-    for (int t = 0; t < 12; t++)
-        fprintf(f, "f %d %d %d\n", box_tris[3 * t] + 1, box_tris[3 * t + 1] + 1,
-                box_tris[3 * t + 2] + 1);
-    fclose(f);
-}
-
-static void box_corners(vec3 lo, vec3 hi, vec3 v[8])
-{
-    for (int k = 0; k < 8; k++)
-        v[k] = v3(k & 1 ? hi.x : lo.x, k & 2 ? hi.y : lo.y, k & 4 ? hi.z : lo.z);
-}
 
 static pw_sim *field(double h, vec3 lo, vec3 hi, vec3 body_lo, vec3 body_hi, pw_error *err)
 {
