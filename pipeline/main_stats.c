@@ -24,11 +24,12 @@ typedef struct {
     double crumb; /* crumb size, a share of the particles; 0: PW_STATS_CRUMB */
     int json, help;
     int gathered; /* collider index whose gathered snow is measured, -1: none */
+    int surface;  /* measure the top surface's change against the first frame */
 } stats_options;
 
 static const char *const help_text =
     "usage: powder stats scene.json [--frames SPEC] [--output DIR] [--caches DIR] [--link H]\n"
-    "                               [--crumb SHARE] [--gathered K] [--json]\n"
+    "                               [--crumb SHARE] [--gathered K] [--surface] [--json]\n"
     "\n"
     "Measures each cached frame of the shot:\n"
     "  fragments   connected sets of particles, two particles being linked when closer\n"
@@ -79,6 +80,11 @@ static const char *const help_text =
     "              particles, mass [kg], equivalent radius [m] (a sphere of their volume\n"
     "              plus the collider's own), density [kg/m^3] and mean J_P, beside the\n"
     "              density and mean J_P of the rest of the snow\n"
+    "  surface     with --surface: the snow's top surface against the shot's first frame,\n"
+    "              in columns of h across -gravity: the deepest lowering [m] (a print,\n"
+    "              a pit, a track), the area lowered by more than h/2 [m^2], the volume\n"
+    "              dug below the first frame's surface and heaped above it [m^3] (spray\n"
+    "              over a column counts as heaped)\n"
     "--json prints one JSON object per frame and line. Caches come from `powder sim`\n"
     "(--caches DIR, else DIR/cache/ with --output DIR when it exists, else where the\n"
     "scene says).\n";
@@ -89,7 +95,7 @@ static int parse(int argc, char **argv, stats_options *o)
     o->link_h = 0; /* 0: follow the scene's seeding (pw_stats_default_link_h) */
     o->gathered = -1;
     static const char *const options =
-        " --frames= --output= --caches= --link= --crumb= --gathered= --json ";
+        " --frames= --output= --caches= --link= --crumb= --gathered= --surface --json ";
     for (int a = 2; a < argc; a++) {
         const char *arg = argv[a];
         pw_cli_token tok;
@@ -105,6 +111,7 @@ static int parse(int argc, char **argv, stats_options *o)
         const char *name = tok.name, *value = tok.value;
         if (!strcmp(name, "--help")) o->help = 1;
         else if (!strcmp(name, "--json")) o->json = 1;
+        else if (!strcmp(name, "--surface")) o->surface = 1;
         else if (!strcmp(name, "--frames")) o->frames = value;
         else if (!strcmp(name, "--output")) o->output = value;
         else if (!strcmp(name, "--caches")) o->caches = value;
@@ -123,7 +130,7 @@ static int parse(int argc, char **argv, stats_options *o)
     return 1;
 }
 
-static void print_header(const pw_scene *sc, int gathered)
+static void print_header(const pw_scene *sc, int gathered, int surface)
 {
     printf("%5s %9s %9s %7s %7s %5s %7s %5s %7s %7s %6s %7s %7s %7s %7s %6s %6s %6s %10s %10s "
            "%10s %7s %6s %6s",
@@ -141,10 +148,13 @@ static void print_header(const pw_scene *sc, int gathered)
     if (gathered >= 0)
         printf(" %8s %9s %7s %7s %6s %6s %6s", "gath n", "mass [kg]", "r [m]", "rho", "rest",
                "Jp", "rest");
+    if (surface)
+        printf(" %9s %9s %9s %9s", "deepest", "lowered", "dug [m3]", "heaped");
     printf("  top99 [m]  bounds [m]\n");
 }
 
-static void print_row(int f, const pw_frame_stats *st, const pw_gathered *g)
+static void print_row(int f, const pw_frame_stats *st, const pw_gathered *g,
+                      const pw_surface_change *sf)
 {
     printf("%5d %9zu %9zu %6.1f%% %6.1f%% %5zu %6.1f%% %5zu %6.2f%% %6.2f%% %6zu %6.1f%% "
            "%6.1f%% %6.1f%% %6.1f%% %6.3f %6.3f %6.3f %10.4g",
@@ -173,6 +183,9 @@ static void print_row(int f, const pw_frame_stats *st, const pw_gathered *g)
     else if (g)
         printf(" %8zu %9.4g %7s %7s %6s %6.3f %6.3f", g->particles, g->mass, "-", "-", "-",
                g->jp_mean, g->jp_rest);
+    if (sf)
+        printf(" %9.4f %9.4f %9.3g %9.3g", sf->deepest, sf->lowered_area, sf->dug_volume,
+               sf->heaped_volume);
     printf("  %8.3f  [%.3f %.3f %.3f]-[%.3f %.3f %.3f]\n", st->top99, st->lo.x, st->lo.y,
            st->lo.z, st->hi.x, st->hi.y, st->hi.z);
 }
@@ -194,8 +207,23 @@ static void print_json_gathered(int collider, const pw_gathered *g)
         printf("\"volume\": null, \"radius\": null, \"rho\": null, \"rho_rest\": null}");
 }
 
+/* The surface change as a JSON object, or null. */
+static void print_json_surface(const pw_surface_change *sf)
+{
+    if (!sf) {
+        printf(", \"surface\": null");
+        return;
+    }
+    printf(", \"surface\": {\"deepest\": %.6g, \"deepest_at\": [%.6g, %.6g, %.6g], "
+           "\"highest\": %.6g, \"lowered_area\": %.6g, \"dug_volume\": %.6g, "
+           "\"heaped_volume\": %.6g, \"columns\": %zu, \"emptied\": %zu, \"cell\": %.6g}",
+           sf->deepest, sf->deepest_at.x, sf->deepest_at.y, sf->deepest_at.z, sf->highest,
+           sf->lowered_area, sf->dug_volume, sf->heaped_volume, sf->columns, sf->emptied,
+           sf->cell);
+}
+
 static void print_json(int f, double t, const pw_frame_stats *st, int collider,
-                       const pw_gathered *g)
+                       const pw_gathered *g, const pw_surface_change *sf)
 {
     char elastic[32] = "null", rho[96] = "null, \"rho_max\": null, \"ice_share\": null";
     if (st->has_elastic) /* not measured in a slim render cache */
@@ -233,6 +261,7 @@ static void print_json(int f, double t, const pw_frame_stats *st, int collider,
     else
         printf("], \"top_layer\": null");
     print_json_gathered(collider, g);
+    print_json_surface(sf);
     printf("}\n");
 }
 
@@ -260,6 +289,7 @@ static int run_stats(const stats_options *o, pw_scene *sc)
                              : pw_frames_range(sc->frame_start, sc->frame_end, &fl, &err);
     if (st != PW_OK) return pw_cli_fail(&err);
     int printed = 0;
+    char first_cache[4096]; /* the surface's reference: the shot's first frame */
     for (int k = 0; k < fl.count && st == PW_OK; k++) {
         int f = fl.frames[k];
         char cache[4096];
@@ -281,11 +311,20 @@ static int run_stats(const stats_options *o, pw_scene *sc)
             if (st != PW_OK) break;
             g = &gathered;
         }
+        pw_surface_change surface, *sf = NULL;
+        if (o->surface) {
+            if ((st = pw_frame_path(sc->cache_pattern, sc->frame_start, first_cache,
+                                    sizeof first_cache, &err)) != PW_OK ||
+                (st = pw_stats_cache_surface(first_cache, cache, sc->sim.gravity, &surface,
+                                             &err)) != PW_OK)
+                break;
+            sf = &surface;
+        }
         if (o->json) {
-            print_json(f, info.time, &fs, o->gathered, g);
+            print_json(f, info.time, &fs, o->gathered, g, sf);
         } else {
-            if (!printed) print_header(sc, o->gathered);
-            print_row(f, &fs, g);
+            if (!printed) print_header(sc, o->gathered, o->surface);
+            print_row(f, &fs, g, sf);
         }
         printed++;
         fflush(stdout);

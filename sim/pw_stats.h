@@ -223,4 +223,34 @@ pw_status pw_stats_cache_gathered(const char *path, double link_h,
                                   const pw_collider_desc *collider, pw_gathered *g,
                                   pw_error *err);
 
+/* How the snow's top surface changed against a reference frame (usually the first): the
+ * prints a foot leaves, the pit a pick digs, the track and berm of a plough. Heights are
+ * along -gravity (y when gravity is zero); the surface of a column (a square of side
+ * `cell` across that axis, the grid spacing h) is its highest particle. Columns without
+ * snow in the reference are not measured (no surface to compare with); spray above a
+ * column counts as a rise. Jittered seeding makes the top of a column vary by about a
+ * quarter of the particle spacing, so changes below cell/2 are within that noise. */
+typedef struct {
+    double deepest;     /* [m] the largest lowering of a column's top                 */
+    vec3 deepest_at;    /* [m] that column's centre, at its present top                */
+    double highest;     /* [m] the largest rise                                        */
+    double lowered_area;/* [m^2] columns lowered by more than cell/2                   */
+    double dug_volume;  /* [m^3] sum of the lowerings times the column area            */
+    double heaped_volume; /* [m^3] sum of the rises times the column area              */
+    size_t columns;     /* columns with snow in the reference                          */
+    size_t emptied;     /* of those, columns with no snow left (dug to the ground or
+                           blown away), in neither volume                             */
+    double cell;        /* [m] column side                                             */
+} pw_surface_change;
+
+/* The change from the particles x_ref to x (either set may be empty). PW_EINVAL for a
+ * non-finite position or cell <= 0, or columns spread over more than 10^8 cells;
+ * PW_ENOMEM. */
+pw_status pw_surface_change_of(const vec3 *x_ref, size_t n_ref, const vec3 *x, size_t n,
+                               vec3 gravity, double cell, pw_surface_change *out, pw_error *err);
+
+/* The same between two frame caches, with columns of the measured cache's h. */
+pw_status pw_stats_cache_surface(const char *ref_path, const char *path, vec3 gravity,
+                                 pw_surface_change *out, pw_error *err);
+
 #endif

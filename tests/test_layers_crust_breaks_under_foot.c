@@ -29,7 +29,13 @@
  *    at h = 0.02 m the crust is 2 cells thick and the rest of its plates are smaller
  *    than 1 % (sim/docs/layered-snow.md).
  *
- * The test runs the powder program end to end (sim, then stats --json). */
+ * 3. The same print through `powder stats --surface` (the top of each h-column against
+ *    frame 0): deepest 0.0293 / 0.0500 / 0.0487 m for D = 0.03 / 0.05 / 0.05 (soft),
+ *    lowered by more than h/2 over 0.0080 / 0.0148 / 0.0088 m^2 against the foot's
+ *    0.0096 (the broken crust sinks beside the foot too). Asserted: deepest within
+ *    0.15 D of D, the lowered area at least half the foot's.
+ *
+ * The test runs the powder program end to end (sim, then stats --json --surface). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,14 +65,20 @@ static const char field_json[] =
 
 static const char crust[] = ", \"E0\": 1.4e6, \"theta_s\": 0.0025, \"xi\": 30";
 
+#define FOOT_AREA (0.08 * 0.12) /* [m^2] */
+
 typedef struct {
     double print, largest, broken;
+    double deepest, lowered; /* powder stats --surface: [m], [m^2] */
 } measures;
 
 /* The value of "key" after "top_layer" in the JSON line, or -1. */
-static double top_field(const char *line, const char *key)
+/* a number of the JSON object `object` in a stats line, -1 when absent */
+static double object_field(const char *line, const char *object, const char *key)
 {
-    const char *top = strstr(line, "\"top_layer\": {");
+    char opened[64];
+    snprintf(opened, sizeof opened, "\"%s\": {", object);
+    const char *top = strstr(line, opened);
     char quoted[64];
     snprintf(quoted, sizeof quoted, "\"%s\": ", key);
     const char *at = top ? strstr(top, quoted) : NULL;
@@ -109,7 +121,7 @@ static double print_depth(const char *cache)
 
 static measures run(const char *dir, const char *name, const char *layer, double D)
 {
-    measures m = {-1, -1, -1};
+    measures m = {-1, -1, -1, -1, -1};
     char scene[4200], out[4200], log[4200], cache[4400], text[sizeof field_json + 256];
     snprintf(scene, sizeof scene, "%s/%s.json", dir, name);
     snprintf(out, sizeof out, "%s/%s", dir, name);
@@ -121,22 +133,26 @@ static measures run(const char *dir, const char *name, const char *layer, double
     int rc = powder_run(log, sim);
     CHECK(rc == 0, "%s: powder sim exit %d (see %s)", name, rc, log);
     if (rc) return m;
-    const char *stats[] = {"stats", scene, "--output", out, "--frames", "4", "--json", NULL};
+    const char *stats[] = {"stats", scene, "--output", out, "--frames", "4", "--json",
+                           "--surface", NULL};
     rc = powder_run(log, stats);
     CHECK(rc == 0, "%s: powder stats exit %d (see %s)", name, rc, log);
     FILE *fp = fopen(log, "r");
     char line[8192];
     while (fp && fgets(line, sizeof line, fp))
         if (strstr(line, "\"frame\": 4,")) {
-            m.largest = top_field(line, "largest_plate_share");
-            m.broken = top_field(line, "broken_share");
+            m.largest = object_field(line, "top_layer", "largest_plate_share");
+            m.broken = object_field(line, "top_layer", "broken_share");
+            m.deepest = object_field(line, "surface", "deepest");
+            m.lowered = object_field(line, "surface", "lowered_area");
         }
     if (fp) fclose(fp);
     CHECK(m.largest >= 0 && m.broken >= 0, "%s: no top_layer figures in %s", name, log);
     snprintf(cache, sizeof cache, "%s/cache/%s.0004.pwc", out, name);
     m.print = print_depth(cache);
-    printf("%s (D = %.2f m): print %.4f m, top layer's largest plate %.1f %%, broken %.1f %%\n",
-           name, D, m.print, 100 * m.largest, 100 * m.broken);
+    printf("%s (D = %.2f m): print %.4f m (stats --surface: deepest %.4f m, lowered %.4f "
+           "m^2), top layer's largest plate %.1f %%, broken %.1f %%\n",
+           name, D, m.print, m.deepest, m.lowered, 100 * m.largest, 100 * m.broken);
     return m;
 }
 
@@ -153,6 +169,16 @@ int main(void)
     CHECK(fabs(shallow.print - 0.03) < 0.3 * 0.03, "print %.4f m for D = 0.03", shallow.print);
     CHECK(fabs(deep.print - 0.05) < 0.3 * 0.05, "print %.4f m for D = 0.05", deep.print);
     CHECK(fabs(soft.print - 0.05) < 0.3 * 0.05, "soft print %.4f m for D = 0.05", soft.print);
+    /* the same print as powder stats --surface measures it, column by column against
+     * frame 0: as deep as the foot went, over at least half its footprint */
+    const measures *all[3] = {&shallow, &deep, &soft};
+    const double pressed[3] = {0.03, 0.05, 0.05};
+    for (int k = 0; k < 3; k++) {
+        CHECK(fabs(all[k]->deepest - pressed[k]) < 0.15 * pressed[k],
+              "stats --surface: deepest %.4f m for D = %.2f", all[k]->deepest, pressed[k]);
+        CHECK(all[k]->lowered >= 0.5 * FOOT_AREA, "stats --surface: %.4f m^2 lowered under a "
+              "foot of %.4f m^2", all[k]->lowered, FOOT_AREA);
+    }
 
     /* 2. the crust breaks, the soft top much less */
     CHECK(deep.broken >= 3 * soft.broken, "crust broken %.3f, not 3 times the soft field's %.3f",
