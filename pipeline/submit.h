@@ -16,6 +16,8 @@
  * Files a submission writes, in <frames dir>/farm/ (the directory of the scene's frame
  * pattern, after --output and --look):
  *   <name>.sim.sbatch, <name>.render.sbatch     the batch scripts as submitted
+ *   <name>.jobs                                  what was submitted, one line a job or
+ *                                                 render task (powder submit --status)
  *   logs/<name>.sim.<first>-<last>.<job>.log      the simulation job's output
  *   logs/<name>.render.<first>-<last>.<job>_<task>.log   one per render task, named
  *                                                 after its frame range
