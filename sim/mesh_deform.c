@@ -154,6 +154,17 @@ static uint32_t build_node(component *c, const vec3 *centre, uint32_t first, uin
     return id;
 }
 
+/* Component-wise min and max by comparisons (libm's fmin and fmax are calls); bounds
+ * only prune, so how a zero's sign falls does not matter. */
+static inline vec3 bounds_min(vec3 a, vec3 b)
+{
+    return v3(a.x < b.x ? a.x : b.x, a.y < b.y ? a.y : b.y, a.z < b.z ? a.z : b.z);
+}
+static inline vec3 bounds_max(vec3 a, vec3 b)
+{
+    return v3(a.x > b.x ? a.x : b.x, a.y > b.y ? a.y : b.y, a.z > b.z ? a.z : b.z);
+}
+
 /* bounds of every node from the triangles where they are now */
 static void refit(component *c, const pw_tri_mesh *m)
 {
@@ -165,13 +176,13 @@ static void refit(component *c, const pw_tri_mesh *m)
             for (uint32_t i = nd->first; i < nd->first + nd->count; i++)
                 for (int j = 0; j < 3; j++) {
                     vec3 v = m->v[m->t[3 * c->tri[i] + j]];
-                    nd->lo = v3_min(nd->lo, v);
-                    nd->hi = v3_max(nd->hi, v);
+                    nd->lo = bounds_min(nd->lo, v);
+                    nd->hi = bounds_max(nd->hi, v);
                 }
         } else {
             const bvh_node *l = &c->node[k + 1], *r = &c->node[nd->right];
-            nd->lo = v3_min(l->lo, r->lo);
-            nd->hi = v3_max(l->hi, r->hi);
+            nd->lo = bounds_min(l->lo, r->lo);
+            nd->hi = bounds_max(l->hi, r->hi);
         }
     }
 }
@@ -361,11 +372,16 @@ typedef struct {
     vec3 q;       /* its point */
 } nearest;
 
+/* How far p lies outside [lo, hi] along one axis. By comparisons: libm's fmax is a call,
+ * and this runs for every node a query visits (positions are finite: no NaN rules). */
+static inline double gap(double p, double lo, double hi)
+{
+    return p < lo ? lo - p : p > hi ? p - hi : 0.0;
+}
+
 static double box_distance2(vec3 p, vec3 lo, vec3 hi)
 {
-    double dx = fmax(fmax(lo.x - p.x, p.x - hi.x), 0.0);
-    double dy = fmax(fmax(lo.y - p.y, p.y - hi.y), 0.0);
-    double dz = fmax(fmax(lo.z - p.z, p.z - hi.z), 0.0);
+    double dx = gap(p.x, lo.x, hi.x), dy = gap(p.y, lo.y, hi.y), dz = gap(p.z, lo.z, hi.z);
     return dx * dx + dy * dy + dz * dz;
 }
 
@@ -423,13 +439,7 @@ static void barycentric(vec3 q, vec3 a, vec3 b, vec3 c, double w[3])
     w[0] = 1 - wb - wc, w[1] = wb, w[2] = wc;
 }
 
-static double box_distance(vec3 p, vec3 lo, vec3 hi)
-{
-    double dx = fmax(fmax(lo.x - p.x, p.x - hi.x), 0.0);
-    double dy = fmax(fmax(lo.y - p.y, p.y - hi.y), 0.0);
-    double dz = fmax(fmax(lo.z - p.z, p.z - hi.z), 0.0);
-    return sqrt(dx * dx + dy * dy + dz * dz);
-}
+static double box_distance(vec3 p, vec3 lo, vec3 hi) { return sqrt(box_distance2(p, lo, hi)); }
 
 double pw_mesh_deform_phi(const pw_mesh_deform *d, vec3 p, double beyond, vec3 *normal,
                           vec3 *velocity)
@@ -446,6 +456,12 @@ double pw_mesh_deform_phi(const pw_mesh_deform *d, vec3 p, double beyond, vec3 *
         }
         if (outside > 0 && lower >= best) continue;
         nearest n = {d, c, p, INFINITY, UINT32_MAX, 6, p};
+        /* Only a triangle nearer than best + ht can beat the best answer so far where
+         * the sign cannot be negative (outside the part's bounds, or a shell), so the
+         * search may prune beyond it; widened by 1e-12 so rounding never prunes a
+         * triangle the full search would have taken: the same answer, sooner. */
+        if (best < INFINITY && best + d->ht > 0 && (outside > 0 || !d->closed))
+            n.d2 = (best + d->ht) * (best + d->ht) * (1 + 1e-12);
         nearest_triangle(c, &n);
         if (n.tri == UINT32_MAX) continue;
         double dist = sqrt(n.d2);
