@@ -276,13 +276,18 @@ static pw_status init_daylight(pw_lights *L, const pw_lights_desc *desc, pw_erro
 pw_status pw_lights_init(pw_lights *L, const pw_lights_desc *desc, pw_error *err)
 {
     memset(L, 0, sizeof *L);
+    if (!(desc->sky_sampling >= PW_SKY_SAMPLING_AUTO && desc->sky_sampling <= PW_SKY_SAMPLING_NEVER))
+        return pw_fail(err, PW_EINVAL, "lights: sky_sampling must be auto, always or never (%d)",
+                       desc->sky_sampling);
     if (desc->daylight) {
         if (desc->envmap_path[0] || !v3_equal_zero(desc->sun_irradiance) ||
             !v3_equal_zero(desc->sky_radiance))
             return pw_fail(err, PW_EINVAL, "lights: daylight gives the sun and the sky; "
                            "sun_irradiance, sky_radiance and envmap_path must be unset");
+        L->env_light_sampled = desc->sky_sampling == PW_SKY_SAMPLING_ALWAYS;
         return init_daylight(L, desc, err);
     }
+    L->env_light_sampled = desc->sky_sampling != PW_SKY_SAMPLING_NEVER;
     vec3 E = desc->sun_irradiance;
     if (!v3_isfinite(E) || E.x < 0 || E.y < 0 || E.z < 0)
         return pw_fail(err, PW_EINVAL, "lights: sun_irradiance must be finite and >= 0 "
@@ -327,7 +332,10 @@ int pw_lights_env_black(const pw_lights *L)
     return L->sky.x == 0 && L->sky.y == 0 && L->sky.z == 0;
 }
 
-int pw_lights_env_sampled(const pw_lights *L) { return L->env && !pw_lights_env_black(L); }
+int pw_lights_env_sampled(const pw_lights *L)
+{
+    return L->env && L->env_light_sampled && !pw_lights_env_black(L);
+}
 
 vec3 pw_lights_env_eval(const pw_lights *L, vec3 dir)
 {

@@ -43,6 +43,7 @@ typedef struct {
                               the described sun_irradiance */
     vec3 sky;              /* constant sky radiance [W/m^2/sr] when env is NULL */
     pw_envmap *env;        /* owned */
+    int env_light_sampled; /* env is worth light sampling (pw_lights_desc.sky_sampling) */
 } pw_lights;
 
 /* Checks the description and builds the lights (loads the env map). */
@@ -59,7 +60,9 @@ int pw_lights_env_black(const pw_lights *L);
  * with the scattered ray by MIS): an environment map, not black. A constant sky is
  * not: the scattered ray's own density (cosine, or the phase function) is already
  * proportional to its unoccluded integrand, and a uniform light sample through the
- * snow only adds a shadow ray and noise (render/docs/noise.md). */
+ * snow only adds a shadow ray and noise (render/docs/noise.md). Nor, by default, is the
+ * daylight sky: smooth apart from the sun, which has its own sample, it leaves less
+ * noise per second to the scattered rays alone (render/docs/daylight.md). */
 int pw_lights_env_sampled(const pw_lights *L);
 
 /* Sun: a direction uniform in its cone; returns radiance / pdf (~ the irradiance). */

@@ -33,6 +33,8 @@ typedef struct {
     double g;                 /* Henyey-Greenstein mean cosine        (0.5)         */
 } pw_medium_desc;
 
+enum { PW_SKY_SAMPLING_AUTO = 0, PW_SKY_SAMPLING_ALWAYS = 1, PW_SKY_SAMPLING_NEVER = 2 };
+
 typedef struct {
     vec3 sun_direction;       /* unit vector towards the sun                        */
     double sun_angular_diameter_deg; /* (0.53)                                      */
@@ -51,6 +53,11 @@ typedef struct {
     double daylight_intensity; /* multiplier of sun and sky [-] (1)                 */
     double daylight_ground_albedo; /* below the horizon: a diffuse ground of this
                                       albedo lit by the sun and sky [0, 1] (0.3)    */
+    /* Whether the sky or map is light-sampled (next-event estimation combined with the
+     * scattered ray by MIS): PW_SKY_SAMPLING_AUTO (0) samples environment maps and not
+     * the daylight sky, whose scattered rays alone cost less for the noise they leave
+     * (render/docs/daylight.md); ALWAYS and NEVER override that for both. */
+    int sky_sampling;
 } pw_lights_desc;
 
 typedef struct {

@@ -13,7 +13,8 @@
  *      disc within 1e-5, its cone-versus-disc factor); it falls as the
  *      sun sinks, at every elevation step from 90 to 2 deg, blue faster than red (B/R
  *      falls), and the horizontal irradiance E cos(theta_s) falls faster still.
- *   4. Light sampling of the daylight sky: the pdf integrates to 1 over the sphere
+ *   4. Light sampling of the daylight sky (off by default, on when asked): the pdf
+ *      integrates to 1 over the sphere
  *      (1e-3), samples agree with pdf and eval. Below the horizon the map is a diffuse
  *      ground of albedo 0.3 under that sun and sky, 0.3 (E_sun + E_sky) / pi with E_sky
  *      integrated from the model, within 1 %.
@@ -222,7 +223,11 @@ static void check_sampling(void)
     pw_lights_desc desc = daylight(25, 120, 3);
     pw_error err = {0};
     CHECK(pw_lights_init(&L, &desc, &err) == PW_OK, "lights: %s", err.msg);
-    CHECK(pw_lights_env_sampled(&L), "the daylight sky is light-sampled");
+    CHECK(!pw_lights_env_sampled(&L), "by default the daylight sky is not light-sampled");
+    pw_lights_release(&L);
+    desc.sky_sampling = PW_SKY_SAMPLING_ALWAYS;
+    CHECK(pw_lights_init(&L, &desc, &err) == PW_OK, "lights: %s", err.msg);
+    CHECK(pw_lights_env_sampled(&L), "asked to, the daylight sky is light-sampled");
     /* midpoint rule over the sphere, on a grid finer than the map's */
     const int nt = 2048, np = 2048;
     double integral = 0;
