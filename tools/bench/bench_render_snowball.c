@@ -4,7 +4,8 @@
  *   bench_render_snowball [cache.pwc] [--size WxH] [--spp N] [--subdiv S] [--threads T]
  *                         [--raster bspline|bounded] [--exr out.exr] [--png preview.png]
  *                         [--seed S] [--efficiency] [--daylight ELEVATION]
- *                         [--sky-samples]
+ *                         [--sky-samples] [--noise-target T] [--min-spp M]
+ *                         [--reference-spp N]
  *
  * --raster defaults to bspline (subdiv 1), the raster of the figures in the README;
  * bounded (the shots' default) has subdiv 4 unless --subdiv says otherwise.
@@ -21,7 +22,14 @@
  * figures of issue 15: variance per pixel and channel estimated as the mean of
  * (A - B)^2 / 2 over the two renders, and efficiency = 1 / (variance x seconds), over
  * the whole image and over the snow's pixels (those whose first event is in the medium,
- * by the albedo AOV), with the two renders' mean wall time. */
+ * by the albedo AOV), with the two renders' mean wall time. It also prints the snow's
+ * relative standard deviation of luminance, the measure of issue 41: per pixel, the RMS
+ * over the snow's pixels of |Y1 - Y2| / (sqrt(2) Y), and of the whole, the RMS of
+ * (Y1 - Y2) / sqrt(2) over the RMS of Y. Y is the two renders' mean, or the reference's
+ * with --reference-spp N: a third render, seed 77, N spp fixed, whose image mean the two
+ * renders' means are also compared with.
+ * --noise-target T renders adaptively (render.noise_target; --spp is then the cap and
+ * --min-spp the samples every pixel takes first, 16 unless given). */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -45,6 +53,11 @@ static void progress(void *user, double f)
         fprintf(stderr, "\r  render %3d%%", pct);
         if (pct == 100) fputc('\n', stderr);
     }
+}
+
+static double luminance(const float *rgb)
+{
+    return 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2];
 }
 
 /* 3e5 particles at 8 per cell in a sphere on the ground, hash-random positions. */
@@ -77,7 +90,8 @@ int main(int argc, char **argv)
     unsigned long long seed = 1;
     int efficiency = 0;
     double daylight = 0; /* sun elevation [deg], 0: the constant sun and sky */
-    int sky_samples = 0;
+    int sky_samples = 0, min_spp = 16, reference_spp = 0;
+    double noise_target = 0;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--size") && a + 1 < argc) sscanf(argv[++a], "%dx%d", &width, &height);
         else if (!strcmp(argv[a], "--spp") && a + 1 < argc) spp = atoi(argv[++a]);
@@ -91,6 +105,10 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[a], "--efficiency")) efficiency = 1;
         else if (!strcmp(argv[a], "--daylight") && a + 1 < argc) daylight = atof(argv[++a]);
         else if (!strcmp(argv[a], "--sky-samples")) sky_samples = 1;
+        else if (!strcmp(argv[a], "--noise-target") && a + 1 < argc) noise_target = atof(argv[++a]);
+        else if (!strcmp(argv[a], "--min-spp") && a + 1 < argc) min_spp = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "--reference-spp") && a + 1 < argc)
+            reference_spp = atoi(argv[++a]);
         else if (argv[a][0] != '-') cache = argv[a];
         else {
             fprintf(stderr, "bench_render_snowball: unknown option %s\n", argv[a]);
@@ -174,6 +192,8 @@ int main(int argc, char **argv)
     rs.threads = threads;
     rs.subdiv = subdiv;
     rs.aov_albedo = efficiency;
+    rs.noise_target = noise_target;
+    rs.noise_min_spp = min_spp;
     pw_renderer *r = pw_renderer_create(&rs, &cam, &md, &lights, surf, &err);
     if (!r) {
         fprintf(stderr, "bench_render_snowball: %s\n", err.msg);
@@ -191,8 +211,11 @@ int main(int argc, char **argv)
     printf("rasterization        %.3f s (%s, h = %g m, subdiv %d, mass %.6g kg)\n", t_raster,
            raster == PW_RASTER_BOUNDED ? "bounded" : "bspline", h, subdiv,
            pw_density_total_mass(d));
-    printf("render               %dx%d, %d spp, %d threads\n", width, height, spp,
-           threads ? threads : omp_get_max_threads());
+    printf("render               %dx%d, %d spp%s, %d threads\n", width, height, spp,
+           noise_target > 0 ? " at most (adaptive)" : "", threads ? threads : omp_get_max_threads());
+    if (noise_target > 0)
+        printf("adaptive             target %g, min %d spp: %.2f samples a pixel\n", noise_target,
+               min_spp, (double)st.paths / ((double)width * height));
     printf("wall time            %.2f s\n", st.seconds);
     printf("samples per second   %.0f\n", st.samples_per_second);
     printf("scattering events    %.2f per path (mean)\n", st.mean_scattering_events);
@@ -232,6 +255,39 @@ int main(int argc, char **argv)
         if (n_snow)
             printf("snow variance per channel  r %.4g, g %.4g, b %.4g\n", var_snow_c[0] / n_snow,
                    var_snow_c[1] / n_snow, var_snow_c[2] / n_snow);
+        /* issue 41's measure, on luminance; against a long render's when there is one */
+        pw_image ref = {0};
+        if (reference_spp > 0) {
+            pw_render_settings rr = rs;
+            rr.spp = reference_spp, rr.noise_target = 0, rr.seed = 77;
+            pw_renderer_destroy(r);
+            last = -10;
+            r = pw_renderer_create(&rr, &cam, &md, &lights, surf, &err);
+            pw_render_stats st3;
+            if (!r || pw_render_frame(r, d, &ref, progress, &last, &st3, &err) != PW_OK) {
+                fprintf(stderr, "bench_render_snowball: %s\n", err.msg);
+                return 1;
+            }
+        }
+        double dy2 = 0, y2 = 0, rel2 = 0, sum_a = 0, sum_b = 0, sum_ref = 0;
+        size_t n_rel = 0;
+        for (size_t q = 0; q < npix; q++) {
+            double ya = luminance(img.rgba + 4 * q), yb = luminance(img2.rgba + 4 * q);
+            double yr = ref.rgba ? luminance(ref.rgba + 4 * q) : 0.5 * (ya + yb);
+            sum_a += ya, sum_b += yb, sum_ref += yr;
+            if (!(img.albedo[3 * q] > 0.7 && img.albedo[3 * q + 2] > 0.95)) continue;
+            dy2 += 0.5 * (ya - yb) * (ya - yb);
+            y2 += yr * yr;
+            if (yr > 0) rel2 += 0.5 * (ya - yb) * (ya - yb) / (yr * yr), n_rel++;
+        }
+        printf("snow relative sd     %.4f per pixel (RMS), %.4f of the whole (luminance, 2 seeds%s)\n",
+               n_rel ? sqrt(rel2 / n_rel) : 0.0, y2 > 0 ? sqrt(dy2 / y2) : 0.0,
+               ref.rgba ? ", over the reference's" : "");
+        if (ref.rgba) {
+            printf("image mean           %+.3f %%, %+.3f %% against %d spp (seed 77)\n",
+                   100 * (sum_a / sum_ref - 1), 100 * (sum_b / sum_ref - 1), reference_spp);
+            pw_image_free(&ref);
+        }
         pw_image_free(&img2);
     }
     if (png && pw_png_write(png, img.rgba, img.width, img.height, 0.0, &err) != PW_OK)
