@@ -84,7 +84,9 @@ static const char *const help_text =
     "              in columns of h across -gravity: the deepest lowering [m] (a print,\n"
     "              a pit, a track), the area lowered by more than h/2 [m^2], the volume\n"
     "              dug below the first frame's surface and heaped above it [m^3] (spray\n"
-    "              over a column counts as heaped)\n"
+    "              over a column counts as heaped), and the density [kg/m^3] of the snow\n"
+    "              within 2 h under the surface of the lowered columns (the print's\n"
+    "              floor, compacted) and of the columns that did not move (the field)\n"
     "--json prints one JSON object per frame and line. Caches come from `powder sim`\n"
     "(--caches DIR, else DIR/cache/ with --output DIR when it exists, else where the\n"
     "scene says).\n";
@@ -149,7 +151,8 @@ static void print_header(const pw_scene *sc, int gathered, int surface)
         printf(" %8s %9s %7s %7s %6s %6s %6s", "gath n", "mass [kg]", "r [m]", "rho", "rest",
                "Jp", "rest");
     if (surface)
-        printf(" %9s %9s %9s %9s", "deepest", "lowered", "dug [m3]", "heaped");
+        printf(" %9s %9s %9s %9s %7s %7s", "deepest", "lowered", "dug [m3]", "heaped",
+               "rho prt", "field");
     printf("  top99 [m]  bounds [m]\n");
 }
 
@@ -183,9 +186,16 @@ static void print_row(int f, const pw_frame_stats *st, const pw_gathered *g,
     else if (g)
         printf(" %8zu %9.4g %7s %7s %6s %6.3f %6.3f", g->particles, g->mass, "-", "-", "-",
                g->jp_mean, g->jp_rest);
-    if (sf)
+    if (sf) {
         printf(" %9.4f %9.4f %9.3g %9.3g", sf->deepest, sf->lowered_area, sf->dug_volume,
                sf->heaped_volume);
+        if (sf->has_density && sf->rho_print > 0)
+            printf(" %7.1f %7.1f", sf->rho_print, sf->rho_field);
+        else if (sf->has_density)
+            printf(" %7s %7.1f", "-", sf->rho_field);
+        else
+            printf(" %7s %7s", "-", "-");
+    }
     printf("  %8.3f  [%.3f %.3f %.3f]-[%.3f %.3f %.3f]\n", st->top99, st->lo.x, st->lo.y,
            st->lo.z, st->hi.x, st->hi.y, st->hi.z);
 }
@@ -216,10 +226,19 @@ static void print_json_surface(const pw_surface_change *sf)
     }
     printf(", \"surface\": {\"deepest\": %.6g, \"deepest_at\": [%.6g, %.6g, %.6g], "
            "\"highest\": %.6g, \"lowered_area\": %.6g, \"dug_volume\": %.6g, "
-           "\"heaped_volume\": %.6g, \"columns\": %zu, \"emptied\": %zu, \"cell\": %.6g}",
+           "\"heaped_volume\": %.6g, \"columns\": %zu, \"emptied\": %zu, \"cell\": %.6g, ",
            sf->deepest, sf->deepest_at.x, sf->deepest_at.y, sf->deepest_at.z, sf->highest,
            sf->lowered_area, sf->dug_volume, sf->heaped_volume, sf->columns, sf->emptied,
            sf->cell);
+    /* null until measured: no densities yet, or no column lowered */
+    if (sf->has_density && sf->rho_print > 0)
+        printf("\"rho_print\": %.6g, ", sf->rho_print);
+    else
+        printf("\"rho_print\": null, ");
+    if (sf->has_density && sf->rho_field > 0)
+        printf("\"rho_field\": %.6g}", sf->rho_field);
+    else
+        printf("\"rho_field\": null}");
 }
 
 static void print_json(int f, double t, const pw_frame_stats *st, int collider,

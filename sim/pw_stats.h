@@ -156,6 +156,22 @@ typedef struct {
                             PW_STATS_CRUMB */
 } pw_stats_particles;
 
+/* Whether every particle's density is known: stored and positive, or V0 positive with F_E
+ * (the first step estimates V0 from the grid; before it, a frame has no densities). */
+int pw_stats_densities_known(const pw_stats_particles *p);
+
+/* Density of particle i [kg/m^3]: as stored, else m / (V0 J_P det F_E). Only where
+ * pw_stats_densities_known. */
+double pw_stats_density(const pw_stats_particles *p, size_t i);
+
+/* Reads from the frame cache at path into *cf the positions, masses and J_P (and the
+ * velocities with want_v), and what gives the densities: F_E and V0 from a full cache,
+ * the stored density from a slim one (neither: p->Fe and p->rho stay NULL), and points
+ * *p at them. @return PW_OK; PW_EFORMAT naming the file and the attribute; as
+ * pw_cache_read_f64. On failure nothing is left to free. */
+pw_status pw_stats_cache_read_masses(const char *path, int want_v, pw_cache_frame *cf,
+                                     pw_stats_particles *p, pw_error *err);
+
 /* Fills *st for the particles p. link [m] > 0 is the link distance of the fragment
  * count. Colliders: each of the n_colliders descriptions (may be 0) is measured alone
  * at time t [s] with grid spacing h [m] (for mesh SDFs and the 2 h band).
@@ -241,15 +257,25 @@ typedef struct {
     size_t emptied;     /* of those, columns with no snow left (dug to the ground or
                            blown away), in neither volume                             */
     double cell;        /* [m] column side                                             */
+    /* With densities: the snow just under the surface, PW_SURFACE_SKIN columns' widths
+     * below each column's present top, as mass over volume (sum m / sum m/rho): what a
+     * foot or a wheel compacted, against the snow no print reached. */
+    double rho_print;   /* [kg/m^3] under the lowered columns (0: none lowered)        */
+    double rho_field;   /* [kg/m^3] under the columns that moved by less than cell/2   */
+    int has_density;    /* 1 when the two densities were measured                      */
 } pw_surface_change;
+#define PW_SURFACE_SKIN 2.0
 
-/* The change from the particles x_ref to x (either set may be empty). PW_EINVAL for a
- * non-finite position or cell <= 0, or columns spread over more than 10^8 cells;
+/* The change from the particles x_ref to x (either set may be empty). m and rho, the
+ * measured particles' masses and densities, may both be NULL (no densities). PW_EINVAL
+ * for a non-finite position or cell <= 0, or columns spread over more than 10^8 cells;
  * PW_ENOMEM. */
-pw_status pw_surface_change_of(const vec3 *x_ref, size_t n_ref, const vec3 *x, size_t n,
-                               vec3 gravity, double cell, pw_surface_change *out, pw_error *err);
+pw_status pw_surface_change_of(const vec3 *x_ref, size_t n_ref, const vec3 *x, const double *m,
+                               const double *rho, size_t n, vec3 gravity, double cell,
+                               pw_surface_change *out, pw_error *err);
 
-/* The same between two frame caches, with columns of the measured cache's h. */
+/* The same between two frame caches, with columns of the measured cache's h and its
+ * densities when it has them. */
 pw_status pw_stats_cache_surface(const char *ref_path, const char *path, vec3 gravity,
                                  pw_surface_change *out, pw_error *err);
 

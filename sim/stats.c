@@ -356,13 +356,12 @@ static int cmp_double(const void *a, const void *b)
  * from the grid; a stored density is 0 until then). */
 static pw_status densities(const pw_stats_particles *p, pw_frame_stats *st, pw_error *err)
 {
-    for (size_t i = 0; i < p->n; i++)
-        if (!(p->rho ? p->rho[i] > 0 : p->V0[i] > 0)) return PW_OK;
+    if (!pw_stats_densities_known(p)) return PW_OK;
     double *rho = malloc(p->n * sizeof *rho);
     if (!rho) return pw_fail(err, PW_ENOMEM, "stats: out of memory for %zu densities", p->n);
     size_t ice = 0;
     for (size_t i = 0; i < p->n; i++) {
-        rho[i] = p->rho ? p->rho[i] : p->m[i] / (p->V0[i] * p->Jp[i] * m3_det(p->Fe[i]));
+        rho[i] = pw_stats_density(p, i);
         ice += rho[i] > PW_STATS_ICE_DENSITY;
     }
     qsort(rho, p->n, sizeof *rho, cmp_double);
@@ -438,6 +437,19 @@ pw_status pw_stats_compute(const pw_stats_particles *p, double link, double h,
     if ((p->rho || (st->has_elastic && p->m)) && (rc = densities(p, st, err)) != PW_OK) return rc;
     if ((rc = height_99(p, st, err)) != PW_OK) return rc;
     return collider_shares(p, h, colliders, n_colliders, t, st, err);
+}
+
+int pw_stats_densities_known(const pw_stats_particles *p)
+{
+    if (!p->rho && !(p->Fe && p->V0 && p->m && p->Jp)) return 0;
+    for (size_t i = 0; i < p->n; i++)
+        if (!(p->rho ? p->rho[i] > 0 : p->V0[i] > 0)) return 0;
+    return 1;
+}
+
+double pw_stats_density(const pw_stats_particles *p, size_t i)
+{
+    return p->rho ? p->rho[i] : p->m[i] / (p->V0[i] * p->Jp[i] * m3_det(p->Fe[i]));
 }
 
 /* The attribute named, checked to be float64 with the given components. */
@@ -519,4 +531,36 @@ pw_status pw_stats_cache(const char *path, double link_h, double crumb, vec3 gra
     }
     pw_cache_frame_free(&cf);
     return rc;
+}
+
+pw_status pw_stats_cache_read_masses(const char *path, int want_v, pw_cache_frame *cf,
+                                     pw_stats_particles *p, pw_error *err)
+{
+    /* a full cache gives the density from F_E and V0, a slim render cache stores it */
+    pw_cache_info info;
+    pw_status rc = pw_cache_table(path, &info, err);
+    if (rc != PW_OK) return rc;
+    int full = pw_cache_info_attr(&info, "Fe") && pw_cache_info_attr(&info, "V0");
+    int stored = !full && pw_cache_info_attr(&info, "density");
+    const char *names[6] = {"x", "m", "Jp", "v"};
+    static const uint32_t components[6] = {3, 1, 1, 3};
+    int n_base = want_v ? 4 : 3, n_names = n_base;
+    if (full) names[n_names++] = "Fe", names[n_names++] = "V0";
+    else if (stored) names[n_names++] = "density";
+    if ((rc = pw_cache_read_f64(path, names, n_names, cf, err)) != PW_OK) return rc;
+    const pw_cache_attr *a[6] = {NULL};
+    for (int k = 0; k < n_names; k++) {
+        uint32_t want = k < n_base ? components[k] : !strcmp(names[k], "Fe") ? 9 : 1;
+        if (!(a[k] = need_attr(path, cf, names[k], want, err))) {
+            pw_cache_frame_free(cf);
+            return err ? err->code : PW_EFORMAT;
+        }
+    }
+    memset(p, 0, sizeof *p);
+    p->n = (size_t)cf->count;
+    p->x = a[0]->data, p->m = a[1]->data, p->Jp = a[2]->data;
+    if (want_v) p->v = a[3]->data;
+    if (full) p->Fe = a[n_base]->data, p->V0 = a[n_base + 1]->data;
+    else if (stored) p->rho = a[n_base]->data;
+    return PW_OK;
 }

@@ -19,20 +19,6 @@ static double collider_volume(const pw_shape *s)
     }
 }
 
-/* Density of particle i: as stored, or m / (V0 J_P det F_E). */
-static double density_of(const pw_stats_particles *p, size_t i)
-{
-    return p->rho ? p->rho[i] : p->m[i] / (p->V0[i] * p->Jp[i] * m3_det(p->Fe[i]));
-}
-
-static int densities_known(const pw_stats_particles *p)
-{
-    if (!p->rho && !(p->Fe && p->V0)) return 0;
-    for (size_t i = 0; i < p->n; i++)
-        if (!(p->rho ? p->rho[i] > 0 : p->V0[i] > 0)) return 0;
-    return 1;
-}
-
 /* Marks touching particles (2) and those moving with the collider (1) in mark[], and
  * returns U, the RMS rigid speed over the touching ones (0 when none touches). */
 static double mark_particles(const pw_stats_particles *p, const pw_colliders *c,
@@ -120,11 +106,11 @@ pw_status pw_stats_gathered(const pw_stats_particles *p, double link, double h,
         return rc;
     }
     /* sums in particle order: the same bits for any thread count */
-    g->has_density = densities_known(p);
+    g->has_density = pw_stats_densities_known(p);
     double mass_rest = 0, volume_rest = 0, jp_in = 0, jp_out = 0;
     for (size_t i = 0; i < p->n; i++) {
         double m = p->m[i], jp = p->Jp ? p->Jp[i] : 1;
-        double V = g->has_density ? m / density_of(p, i) : 0;
+        double V = g->has_density ? m / pw_stats_density(p, i) : 0;
         if (mark[i]) {
             g->particles++;
             g->mass += m;
@@ -151,37 +137,12 @@ pw_status pw_stats_cache_gathered(const char *path, double link_h,
                                   const pw_collider_desc *collider, pw_gathered *g,
                                   pw_error *err)
 {
-    /* a full cache gives the density from F_E and V0, a slim render cache stores it */
-    pw_cache_info info;
-    pw_status rc = pw_cache_table(path, &info, err);
-    if (rc != PW_OK) return rc;
-    int full = pw_cache_info_attr(&info, "Fe") && pw_cache_info_attr(&info, "V0");
-    int stored = !full && pw_cache_info_attr(&info, "density");
-    const char *names[6] = {"x", "v", "m", "Jp", full ? "Fe" : "density", "V0"};
-    int n_names = full ? 6 : stored ? 5 : 4;
     pw_cache_frame cf;
-    if ((rc = pw_cache_read_f64(path, names, n_names, &cf, err)) != PW_OK) return rc;
-    static const unsigned components[6] = {3, 3, 1, 1, 0, 1};
-    const pw_cache_attr *a[6] = {NULL};
-    for (int k = 0; k < n_names && rc == PW_OK; k++) {
-        unsigned want = k == 4 ? (full ? 9u : 1u) : components[k];
-        a[k] = pw_cache_find(&cf, names[k]);
-        if (!a[k] || a[k]->type != PW_F64 || a[k]->components != want)
-            rc = pw_fail(err, PW_EFORMAT, "%s: attribute '%s' is missing or not float64 with "
-                         "%u components", path, names[k], want);
-    }
-    if (rc == PW_OK) {
-        pw_stats_particles p = {.n = (size_t)cf.count, .x = a[0]->data, .v = a[1]->data,
-                                .m = a[2]->data, .Jp = a[3]->data};
-        if (full) {
-            p.Fe = a[4]->data;
-            p.V0 = a[5]->data;
-        } else if (stored) {
-            p.rho = a[4]->data;
-        }
-        rc = pw_stats_gathered(&p, link_h * cf.h, cf.h, collider, cf.time, g, NULL, err);
-        if (rc != PW_OK) pw_error_prefix(err, "%s", path);
-    }
+    pw_stats_particles p;
+    pw_status rc = pw_stats_cache_read_masses(path, 1, &cf, &p, err);
+    if (rc != PW_OK) return rc;
+    rc = pw_stats_gathered(&p, link_h * cf.h, cf.h, collider, cf.time, g, NULL, err);
+    if (rc != PW_OK) pw_error_prefix(err, "%s", path);
     pw_cache_frame_free(&cf);
     return rc;
 }

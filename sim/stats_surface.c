@@ -37,8 +37,33 @@ static void fill_tops(const column_grid *g, const vec3 *x, size_t n, double *top
     }
 }
 
-pw_status pw_surface_change_of(const vec3 *x_ref, size_t n_ref, const vec3 *x, size_t n,
-                               vec3 gravity, double cell, pw_surface_change *out, pw_error *err)
+/* The densities under the surface (pw_surface_change: rho_print, rho_field), summed in
+ * particle order so the figures do not depend on anything but the frame. */
+static void skin_densities(const column_grid *g, const vec3 *x, const double *m,
+                           const double *rho, size_t n, const double *top_ref,
+                           const double *top, pw_surface_change *out)
+{
+    double mass[2] = {0, 0}, volume[2] = {0, 0}; /* 0: under a print, 1: the field */
+    for (size_t p = 0; p < n; p++) {
+        long i, j;
+        column_of(g, x[p], &i, &j);
+        size_t c = (size_t)(j - g->j0) * (size_t)g->ni + (size_t)(i - g->i0);
+        if (top_ref[c] == -INFINITY) continue; /* top[c] is finite: p is in it */
+        if (top[c] - v3_dot(x[p], g->up) > PW_SURFACE_SKIN * g->cell) continue;
+        double drop = top_ref[c] - top[c];
+        int kind = drop > 0.5 * g->cell ? 0 : fabs(drop) < 0.5 * g->cell ? 1 : -1;
+        if (kind < 0 || !(rho[p] > 0)) continue; /* heaped, or no density yet */
+        mass[kind] += m[p];
+        volume[kind] += m[p] / rho[p];
+    }
+    out->rho_print = volume[0] > 0 ? mass[0] / volume[0] : 0;
+    out->rho_field = volume[1] > 0 ? mass[1] / volume[1] : 0;
+    out->has_density = 1;
+}
+
+pw_status pw_surface_change_of(const vec3 *x_ref, size_t n_ref, const vec3 *x, const double *m,
+                               const double *rho, size_t n, vec3 gravity, double cell,
+                               pw_surface_change *out, pw_error *err)
 {
     memset(out, 0, sizeof *out);
     if (!(cell > 0) || !isfinite(cell))
@@ -105,6 +130,7 @@ pw_status pw_surface_change_of(const vec3 *x_ref, size_t n_ref, const vec3 *x, s
         if (-drop > out->highest) out->highest = -drop;
     }
     out->cell = cell;
+    if (m && rho) skin_densities(&g, x, m, rho, n, top_ref, top, out);
     free(top_ref), free(top);
     return PW_OK;
 }
@@ -130,16 +156,23 @@ pw_status pw_stats_cache_surface(const char *ref_path, const char *path, vec3 gr
                                  pw_surface_change *out, pw_error *err)
 {
     pw_cache_frame ref, now;
-    const vec3 *x_ref = NULL, *x = NULL;
+    const vec3 *x_ref = NULL;
+    pw_stats_particles p;
     pw_status rc = read_positions(ref_path, &ref, &x_ref, err);
     if (rc != PW_OK) return rc;
-    if ((rc = read_positions(path, &now, &x, err)) != PW_OK) {
+    if ((rc = pw_stats_cache_read_masses(path, 0, &now, &p, err)) != PW_OK) {
         pw_cache_frame_free(&ref);
         return rc;
     }
-    rc = pw_surface_change_of(x_ref, (size_t)ref.count, x, (size_t)now.count, gravity, now.h,
-                              out, err);
+    double *rho = NULL;
+    if (pw_stats_densities_known(&p) && !(rho = malloc((p.n ? p.n : 1) * sizeof *rho)))
+        rc = pw_fail(err, PW_ENOMEM, "%s: out of memory for %zu densities", path, p.n);
+    for (size_t i = 0; rho && i < p.n; i++) rho[i] = pw_stats_density(&p, i);
+    if (rc == PW_OK)
+        rc = pw_surface_change_of(x_ref, (size_t)ref.count, p.x, rho ? p.m : NULL, rho, p.n,
+                                  gravity, now.h, out, err);
     if (rc != PW_OK) pw_error_prefix(err, "%s", path);
+    free(rho);
     pw_cache_frame_free(&ref);
     pw_cache_frame_free(&now);
     return rc;

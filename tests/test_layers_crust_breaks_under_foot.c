@@ -34,6 +34,12 @@
  *    lowered by more than h/2 over 0.0080 / 0.0148 / 0.0088 m^2 against the foot's
  *    0.0096 (the broken crust sinks beside the foot too). Asserted: deepest within
  *    0.15 D of D, the lowered area at least half the foot's.
+ * 4. The print's floor is compacted: the density within 2 h under the surface of the
+ *    lowered columns against that of the columns that did not move (stats --surface).
+ *    Measured: 315.3 / 295.7 / 404.6 kg/m^3 against 279.9 / 272.9 / 278.4 (the soft
+ *    field's snow under the foot 1.45 times the field's; under the crust the lowered
+ *    area takes in broken crust that sank without being pressed). Asserted: the soft
+ *    print at least 1.25 times the field, the crust's prints denser than the field.
  *
  * The test runs the powder program end to end (sim, then stats --json --surface). */
 #include <math.h>
@@ -70,6 +76,7 @@ static const char crust[] = ", \"E0\": 1.4e6, \"theta_s\": 0.0025, \"xi\": 30";
 typedef struct {
     double print, largest, broken;
     double deepest, lowered; /* powder stats --surface: [m], [m^2] */
+    double rho_print, rho_field; /* and the densities under it [kg/m^3] */
 } measures;
 
 /* The value of "key" after "top_layer" in the JSON line, or -1. */
@@ -121,7 +128,7 @@ static double print_depth(const char *cache)
 
 static measures run(const char *dir, const char *name, const char *layer, double D)
 {
-    measures m = {-1, -1, -1, -1, -1};
+    measures m = {-1, -1, -1, -1, -1, -1, -1};
     char scene[4200], out[4200], log[4200], cache[4400], text[sizeof field_json + 256];
     snprintf(scene, sizeof scene, "%s/%s.json", dir, name);
     snprintf(out, sizeof out, "%s/%s", dir, name);
@@ -145,14 +152,17 @@ static measures run(const char *dir, const char *name, const char *layer, double
             m.broken = object_field(line, "top_layer", "broken_share");
             m.deepest = object_field(line, "surface", "deepest");
             m.lowered = object_field(line, "surface", "lowered_area");
+            m.rho_print = object_field(line, "surface", "rho_print");
+            m.rho_field = object_field(line, "surface", "rho_field");
         }
     if (fp) fclose(fp);
     CHECK(m.largest >= 0 && m.broken >= 0, "%s: no top_layer figures in %s", name, log);
     snprintf(cache, sizeof cache, "%s/cache/%s.0004.pwc", out, name);
     m.print = print_depth(cache);
     printf("%s (D = %.2f m): print %.4f m (stats --surface: deepest %.4f m, lowered %.4f "
-           "m^2), top layer's largest plate %.1f %%, broken %.1f %%\n",
-           name, D, m.print, m.deepest, m.lowered, 100 * m.largest, 100 * m.broken);
+           "m^2, density under it %.1f against %.1f kg/m^3), top layer's largest plate %.1f "
+           "%%, broken %.1f %%\n", name, D, m.print, m.deepest, m.lowered, m.rho_print,
+           m.rho_field, 100 * m.largest, 100 * m.broken);
     return m;
 }
 
@@ -179,6 +189,13 @@ int main(void)
         CHECK(all[k]->lowered >= 0.5 * FOOT_AREA, "stats --surface: %.4f m^2 lowered under a "
               "foot of %.4f m^2", all[k]->lowered, FOOT_AREA);
     }
+
+    /* 4. the print's floor is compacted */
+    CHECK(soft.rho_print >= 1.25 * soft.rho_field, "soft print's floor %.1f kg/m^3, not 1.25 "
+          "times the field's %.1f", soft.rho_print, soft.rho_field);
+    for (int k = 0; k < 2; k++)
+        CHECK(all[k]->rho_print > all[k]->rho_field, "crust print %d: floor %.1f kg/m^3, field "
+              "%.1f", k, all[k]->rho_print, all[k]->rho_field);
 
     /* 2. the crust breaks, the soft top much less */
     CHECK(deep.broken >= 3 * soft.broken, "crust broken %.3f, not 3 times the soft field's %.3f",

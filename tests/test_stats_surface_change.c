@@ -5,7 +5,12 @@
  * Expected: deepest 0.04 m at a pit column, highest 0.03 m, lowered area 25 columns
  * (0.01 m^2), dug 25 x 0.04 x 4e-4 m^3, heaped 9 x 0.03 x 4e-4 m^3, 625 columns, 1
  * emptied. The same slab with gravity along -x (heights along x) gives the same figures:
- * the height axis follows gravity. Tolerance 1e-12 m (the lattice's rounding). Bad
+ * the height axis follows gravity. Tolerance 1e-12 m (the lattice's rounding).
+ * Densities under the surface: the field's snow is 200 kg/m^3; the pit's columns
+ * alternate 500 kg/m^3 (mass 1) and 800 kg/m^3 (mass 2) along x, two columns of the one
+ * for three of the other, so mass over volume under the print is 8 / (2/500 + 6/800) =
+ * 695.65 kg/m^3 whatever the depth of the skin; the heap's 300 kg/m^3 counts in
+ * neither. Without densities has_density stays 0. Bad
  * input: a non-positive column, a non-finite position, each PW_EINVAL naming what. */
 #include <math.h>
 #include <stdlib.h>
@@ -18,8 +23,9 @@
 #define CELL 0.02
 #define LAYERS 20
 
-/* the slab, then the changes when dug; swap: heights along x instead of y */
-static size_t lattice(vec3 *x, int dug, int swap)
+/* the slab, then the changes when dug; swap: heights along x instead of y; m and rho
+ * (may be NULL) the particles' masses and densities */
+static size_t lattice(vec3 *x, double *m, double *rho, int dug, int swap)
 {
     size_t n = 0;
     for (int i = 0; i < 100; i++)
@@ -33,6 +39,11 @@ static size_t lattice(vec3 *x, int dug, int swap)
                 double py = (l + 0.5) * S;
                 if (dug && in_pit && py > 0.06) continue;
                 if (dug && emptied) continue;
+                if (m) {
+                    int heavy = in_pit && (long)floor(px / CELL) % 2;
+                    m[n] = heavy ? 2 : 1;
+                    rho[n] = in_pit ? (heavy ? 800 : 500) : in_heap ? 300 : 200;
+                }
                 x[n++] = swap ? v3(py, -px, pz) : v3(px, py, pz);
             }
         }
@@ -43,12 +54,19 @@ static void check_case(const char *name, int swap)
 {
     size_t cap = 100 * 100 * (LAYERS + 6);
     vec3 *ref = malloc(cap * sizeof *ref), *now = malloc(cap * sizeof *now);
-    size_t n_ref = lattice(ref, 0, swap), n = lattice(now, 1, swap);
+    double *m = malloc(cap * sizeof *m), *rho = malloc(cap * sizeof *rho);
+    size_t n_ref = lattice(ref, NULL, NULL, 0, swap), n = lattice(now, m, rho, 1, swap);
     vec3 g = swap ? v3(-9.81, 0, 0) : v3(0, -9.81, 0);
     pw_surface_change sc;
     pw_error err = {0};
-    CHECK(pw_surface_change_of(ref, n_ref, now, n, g, CELL, &sc, &err) == PW_OK, "%s: %s", name,
-          err.msg);
+    CHECK(pw_surface_change_of(ref, n_ref, now, NULL, NULL, n, g, CELL, &sc, &err) == PW_OK &&
+              !sc.has_density,
+          "%s: %s", name, err.msg);
+    CHECK(pw_surface_change_of(ref, n_ref, now, m, rho, n, g, CELL, &sc, &err) == PW_OK &&
+              sc.has_density,
+          "%s: %s", name, err.msg);
+    CHECK_NEAR(sc.rho_print, 8.0 / (2.0 / 500 + 6.0 / 800), 1e-9, "density under the print");
+    CHECK_NEAR(sc.rho_field, 200, 1e-9, "density of the field");
     const double a = CELL * CELL, tol = 1e-12;
     CHECK_NEAR(sc.deepest, 0.04, tol, "deepest");
     CHECK_NEAR(sc.highest, 0.03, tol, "highest");
@@ -64,13 +82,12 @@ static void check_case(const char *name, int swap)
           sc.deepest_at.z);
     CHECK_NEAR(h, 11.5 * S, tol, "deepest's height");
     /* the reference against itself: nothing moved */
-    CHECK(pw_surface_change_of(ref, n_ref, ref, n_ref, g, CELL, &sc, &err) == PW_OK &&
+    CHECK(pw_surface_change_of(ref, n_ref, ref, NULL, NULL, n_ref, g, CELL, &sc, &err) == PW_OK &&
               sc.deepest == 0 && sc.highest == 0 && sc.dug_volume == 0 &&
               sc.heaped_volume == 0 && sc.lowered_area == 0 && sc.emptied == 0,
           "%s: unchanged slab changed (deepest %g, heaped %g)", name, sc.deepest,
           sc.heaped_volume);
-    free(ref);
-    free(now);
+    free(ref), free(now), free(m), free(rho);
 }
 
 int main(void)
@@ -81,14 +98,14 @@ int main(void)
     vec3 p[2] = {v3(0, 0, 0), v3(0.1, 0, 0)};
     pw_surface_change sc;
     pw_error err = {0};
-    CHECK(pw_surface_change_of(p, 2, p, 2, v3(0, -9.81, 0), 0, &sc, &err) == PW_EINVAL &&
+    CHECK(pw_surface_change_of(p, 2, p, NULL, NULL, 2, v3(0, -9.81, 0), 0, &sc, &err) == PW_EINVAL &&
               strstr(err.msg, "column size"),
           "cell 0: %s", err.msg);
     vec3 bad[2] = {v3(0, 0, 0), v3(NAN, 0, 0)};
-    CHECK(pw_surface_change_of(p, 2, bad, 2, v3(0, -9.81, 0), CELL, &sc, &err) == PW_EINVAL &&
+    CHECK(pw_surface_change_of(p, 2, bad, NULL, NULL, 2, v3(0, -9.81, 0), CELL, &sc, &err) == PW_EINVAL &&
               strstr(err.msg, "particle 1 of the measured frame"),
           "NaN: %s", err.msg);
-    CHECK(pw_surface_change_of(NULL, 0, NULL, 0, v3(0, -9.81, 0), CELL, &sc, &err) == PW_OK &&
+    CHECK(pw_surface_change_of(NULL, 0, NULL, NULL, NULL, 0, v3(0, -9.81, 0), CELL, &sc, &err) == PW_OK &&
               sc.columns == 0,
           "no snow: %zu columns", sc.columns);
     return check_done("stats_surface_change");
