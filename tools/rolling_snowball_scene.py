@@ -23,9 +23,9 @@ PRESETS = {
                     comment="Rolling snowball (Stomakhin et al. 2013, Fig. 1): a snowball "
                     "around a sticky core rolled down a 20 deg hill by motion keys packs the "
                     "fresh snow it presses and grows (powder stats --gathered 1). 45021 "
-                    "particles. Measured 22-28 s a frame with 1 thread (AMD EPYC, shared "
-                    "machine), about 12 min for 29 frames; rendering about 90 s a frame at "
-                    "640x360, 32 spp (2 threads). Written by tools/rolling_snowball_scene.py."),
+                    "particles. Measured 218 CPU-s for 29 frames on 1 thread (7.5 a frame; AMD "
+                    "EPYC, the other core busy); rendering about 90 s a frame at 640x360, "
+                    "32 spp (2 threads). Written by tools/rolling_snowball_scene.py."),
     # Table 3: 7.2e6 particles (grid 200x240x470 in the paper)
     "paper": dict(name="rolling_snowball", h=0.003, ppc=8, field_half_width=0.25,
                   field_length=0.9, end_frame=29,
@@ -56,6 +56,8 @@ DEFAULTS = dict(
     rho_max=600.0,         # [kg/m^3] compaction limit of both snows
     hill_friction=1.0,
     hill_sticky=0,
+    rest=0,                # 1: resting snow sleeps (sim.rest, the shipped snowplow's values);
+                           # off in the shipped scenes: sim/docs/rolling-snowball.md
     comment="",            # the scene's comment; empty: the particle estimate         # 1: the field's base is frozen to the hill
 )
 
@@ -127,6 +129,8 @@ def build(p):
             "dt_max": p["dt_max"],
             "domain": domain,
             "max_particles": 1e7,
+            **({"rest": {"speed": 0.02, "sleep_steps": 50, "wake_speed": 0.1}}
+               if p["rest"] else {}),
             "materials": {
                 "fresh": {"rho0": p["field_rho0"], "E0": p["field_E0"], "rho_max": p["rho_max"],
                           "theta_c": p["theta_c"], "theta_s": p["theta_s"], "xi": p["xi"]},
