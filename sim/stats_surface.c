@@ -166,7 +166,7 @@ pw_status pw_stats_cache_surface(const char *ref_path, const char *path, vec3 gr
     }
     double *rho = NULL;
     if (pw_stats_densities_known(&p) && !(rho = malloc((p.n ? p.n : 1) * sizeof *rho)))
-        rc = pw_fail(err, PW_ENOMEM, "%s: out of memory for %zu densities", path, p.n);
+        rc = pw_fail(err, PW_ENOMEM, "out of memory for %zu densities", p.n);
     for (size_t i = 0; rho && i < p.n; i++) rho[i] = pw_stats_density(&p, i);
     if (rc == PW_OK)
         rc = pw_surface_change_of(x_ref, (size_t)ref.count, p.x, rho ? p.m : NULL, rho, p.n,
