@@ -347,8 +347,13 @@ pw_status pw_shot_simulate(const pw_scene *sc, int last_frame, const pw_shot_opt
         if (sc->sim.rest_speed > 0)
             snprintf(resting, sizeof resting, ", %zu of %zu particles stepped (%.0f %% so far)",
                      after.particles_stepped, after.particles, 100 * after.stepped_share);
+        /* this frame's solves, not the mean since t = 0, which hides a break's rise
+         * (sim/docs/cr-after-break.md) */
+        uint64_t solves = after.cr_solves - before.cr_solves;
+        double cr_frame = solves ? (double)(after.cr_iterations_total -
+                                            before.cr_iterations_total) / (double)solves : 0;
         log_line(o, "sim: frame %d: %llu steps, CR %.1f it/step, max |v| %.2f m/s%s, %.1f s -> %s",
-                 f, (unsigned long long)(after.steps - before.steps), after.cr_iterations_mean,
+                 f, (unsigned long long)(after.steps - before.steps), cr_frame,
                  after.max_speed, resting, pw_now() - t_begin, path);
         (*n_done)++;
         units += 1;

@@ -486,6 +486,8 @@ void pw_sim_get_stats(const pw_sim *s, pw_sim_stats *st)
     st->max_speed = max_speed(s);
     st->cr_iterations_last = s->cr_iterations_last;
     st->cr_iterations_mean = s->cr_solves ? (double)s->cr_iterations_total / (double)s->cr_solves : 0;
+    st->cr_iterations_total = s->cr_iterations_total;
+    st->cr_solves = s->cr_solves;
     st->cr_not_converged = s->cr_not_converged;
     st->particles = s->pt.n;
     st->particles_stepped = s->n_step;

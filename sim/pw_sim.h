@@ -128,7 +128,9 @@ typedef struct {
     double dt_last;            /* last substep [s]                                  */
     double max_speed;          /* max |v_p| after the last substep [m/s]            */
     int cr_iterations_last;    /* iterations of the last solve                      */
-    double cr_iterations_mean; /* mean over all solves                              */
+    double cr_iterations_mean; /* mean over all solves since t = 0                  */
+    uint64_t cr_iterations_total, cr_solves; /* their sum and count: a frame's mean is
+                                  the difference of two readings                    */
     uint64_t cr_not_converged; /* solves that hit cr_max_iterations                 */
     size_t particles, active_blocks; /* current counts (blocks of 4x4x4 nodes)      */
     size_t particles_stepped;  /* of them, stepped by the last substep (the rest rest) */
