@@ -172,23 +172,30 @@ static void ask_squeue(char (*ids)[JOB_ID_MAX], int n_ids, job_states *js)
 }
 
 /* The last line of a log that says something (not a PROGRESS line, not one of the job
- * script's own bookkeeping lines), or "" . */
-static void log_last_word(const char *path, char *out, size_t n)
+ * script's own bookkeeping lines), or "", in one read; *ended_badly (may be NULL) says
+ * whether the job script logged a simulation ending with an error status. Returns 0 when
+ * there is no log. */
+static int log_last_word(const char *path, char *out, size_t n, int *ended_badly)
 {
     out[0] = '\0';
+    if (ended_badly) *ended_badly = 0;
     FILE *f = fopen(path, "r");
-    if (!f) return;
+    if (!f) return 0;
     char line[1024];
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\r\n")] = '\0';
+        if (!strncmp(line, "powder: simulation ended with status", 36)) {
+            if (ended_badly) *ended_badly = 1;
+            continue;
+        }
         if (!line[0] || !strncmp(line, "PROGRESS", 8) || !strncmp(line, "powder: released", 16) ||
-            !strncmp(line, "powder: simulation ended with status", 36) ||
             !strncmp(line, "powder: render task ", 20) ||
             !strncmp(line, "powder: simulation job ", 23))
             continue;
         snprintf(out, n, "%.*s", (int)(n - 1), line);
     }
     fclose(f);
+    return 1;
 }
 
 /* The log of render task "<job>_<task>" (named after its frames, unknown here). */
@@ -232,7 +239,7 @@ static void task_failure(const char *log_dir, const pw_scene *sc, const char *ta
         fclose(f);
     }
     int started = task_log_path(log_dir, sc, task, path, sizeof path);
-    if (!said[0] && started) log_last_word(path, said, sizeof said);
+    if (!said[0] && started) log_last_word(path, said, sizeof said, NULL);
     if (said[0]) snprintf(out, n, "%s", said);
     else if (st) snprintf(out, n, "Slurm says %s%s", st->state, started ? "" : ", before it started");
     else snprintf(out, n, "the task ended without it and left no reason");
@@ -306,30 +313,25 @@ pw_status pw_submit_status(const pw_submit_plan *plan, FILE *out, pw_error *err)
         sim_running = state_is(st, "RUNNING") || state_is(st, "CONFIGURING") ||
                       state_is(st, "COMPLETING");
         sim_queued = state_is(st, "PENDING");
-        FILE *f = fopen(path, "r");
-        int ended_badly = 0;
-        if (f) {
-            char line[1024];
-            while (fgets(line, sizeof line, f))
-                ended_badly |= !strncmp(line, "powder: simulation ended with status", 36);
-            fclose(f);
-        }
+        int ended_badly = 0, has_log = log_last_word(path, sim_why, sizeof sim_why, &ended_badly);
         sim_failed = !sim_running && !sim_queued && (ended_badly || state_is(st, "FAILED") ||
                                       state_is(st, "CANCELLED") || state_is(st, "TIMEOUT") ||
                                       state_is(st, "NODE_FAIL") || state_is(st, "OUT_OF_MEMORY"));
-        if (sim_failed) log_last_word(path, sim_why, sizeof sim_why);
+        if (!sim_failed) sim_why[0] = '\0';
         fprintf(out, "simulation: frames %d-%d, job%s", sim->first, sim->last,
                 sim->chain_len > 1 ? "s" : "");
         for (int c = 0; c < sim->chain_len; c++)
             fprintf(out, "%s%s", c ? " -> " : " ", sim->chain[c]);
         fprintf(out, " (run %d): %s%s%s\n  log %s\n", sim->chain_len,
-                st ? st->state : (f ? "ended" : "no log yet"),
+                st ? st->state : (has_log ? "ended" : "no log yet"),
                 state_is(st, "PENDING") ? ", " : "",
                 state_is(st, "PENDING") ? pending_reason(st->reason) : "", path);
     }
 
     fprintf(out, "%6s  %-9s  %-8s  %-10s  %s\n", "frame", "cache", "EXR", "render", "state");
     int n_sim = 0, n_done = 0, n_running = 0, n_waiting = 0, n_failed = 0, n_idle = 0;
+    /* a task renders consecutive frames: its logs are read once for all of them */
+    char why_task[JOB_ID_MAX] = "", why[512] = "";
     for (int k = 0; k < fl->count; k++) {
         int f = fl->frames[k];
         pw_cache_info info;
@@ -370,8 +372,10 @@ pw_status pw_submit_status(const pw_submit_plan *plan, FILE *out, pw_error *err)
                      sim_why[0] ? sim_why : "no reason in its log");
             n_failed++;
         } else if (task[0]) {
-            char why[512];
-            task_failure(log_dir, sc, task, st, why, sizeof why);
+            if (strcmp(why_task, task)) {
+                task_failure(log_dir, sc, task, st, why, sizeof why);
+                snprintf(why_task, sizeof why_task, "%s", task);
+            }
             snprintf(state, sizeof state, "failed: %s", why);
             n_failed++;
         } else {
