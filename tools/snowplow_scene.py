@@ -19,21 +19,26 @@ import sys
 
 PRESETS = {
     # preview: minutes on 2 cores
-    "preview": dict(name="snowplow", h=0.02, ppc=6, spp=48),
+    "preview": dict(name="snowplow", h=0.025, ppc=6, spp=48, blade="props/plow_blade.obj"),
     # Table 3: 3.9e6 particles (grid 150x50x300 in the paper, translating)
-    "paper": dict(name="snowplow_paper", h=0.0085, ppc=6, spp=64),
+    "paper": dict(name="snowplow_paper", h=0.0104, ppc=6, spp=64,
+                  blade="../props/plow_blade.obj"),
 }
 
 DEFAULTS = dict(
-    road_length=4.0,     # [m] the snow along x, centred at 0
-    road_width=1.0,      # [m] the snow across, z in [-w/2, w/2]
+    road_length=9.0,     # [m] the snow along x, centred at 0
+    road_width=0.8,      # [m] the snow across, z in [-w/2, w/2]
     depth=0.1,           # [m] the snow's depth
-    speed=2.5,           # [m/s] the plow's
-    start=-2.5,          # [m] the blade's centre at t = 0 (the road starts at -2)
+    speed=8.0,           # [m/s] the plow's: a truck's; slower, the blade drives a heap
+    start=-4.8,          # [m] the blade's centre at t = 0 (the road starts at -4.5)
     lane=0.1,            # [m] the blade's centre across the road (z)
-    angle_deg=30.0,      # the blade's angle across the travel
-    end_frame=36,
-    E0=2.0e4, theta_c=0.025, theta_s=0.0075, rho0=200.0, xi=10.0,
+    angle_deg=40.0,      # the blade's angle across the travel
+    end_frame=26,
+    # fresh snow that packs before it pushes on (sim/docs/snowplow-road.md)
+    # fresh snow that packs little before it flows (sim/docs/snowplow-road.md): soft,
+    # hardly hardening, with Powder's compaction limit standing in for the hardening
+    E0=2.0e4, theta_c=0.025, theta_s=0.0075, rho0=200.0, xi=1.0,
+    rho_max=500.0,       # [kg/m^3] compaction limit (0: none, as in the 2013 model)
     ground_friction=0.8, blade_friction=0.2,
     region=0.7,          # [m] the active region's half extent around the blade
     comment="",
@@ -103,7 +108,7 @@ def build(p):
     rot = {"axis": [0, 1, 0], "angle_deg": p["angle_deg"]}
     ground = {"type": "halfspace", "center": [0, 0, 0], "normal": [0, 1, 0]}
     n_est = L * W * d / h ** 3 * p["ppc"]
-    blade = {"type": "mesh", "path": "props/plow_blade.obj", "rotation": rot,
+    blade = {"type": "mesh", "path": p["blade"], "rotation": rot,
              "motion": [{"t": 0.0, "translation": r6([x0, 0.0, p["lane"]])},
                         {"t": r6(T), "translation": r6([x1, 0.0, p["lane"]])}]}
     r = p["region"]
@@ -123,7 +128,8 @@ def build(p):
                        "max": r6([L / 2 + 0.3, 0.7, W / 2 + 0.2])},
             "max_particles": 1e7,
             "materials": {"snow": {"E0": p["E0"], "theta_c": p["theta_c"],
-                                   "theta_s": p["theta_s"], "rho0": p["rho0"], "xi": p["xi"]}},
+                                   "theta_s": p["theta_s"], "rho0": p["rho0"], "xi": p["xi"],
+                                   **({"rho_max": p["rho_max"]} if p["rho_max"] > 0 else {})}},
             "bodies": [{"material": "snow", "particles_per_cell": p["ppc"], "seed": 9,
                         "shapes": [{"type": "box", "center": [0, r6(d / 2), 0],
                                     "half_extents": r6([L / 2, d / 2, W / 2])}]}],
@@ -137,7 +143,7 @@ def build(p):
                                         "half_extents": [r, 0.3, r]}},
         },
         "render": {
-            "camera": {"eye": [1.2, 0.9, -2.2], "target": [-0.6, 0.05, 0.0], "fov_deg": 40},
+            "camera": {"eye": [2.2, 0.55, -1.5], "target": [0.3, 0.08, 0.1], "fov_deg": 40},
             "resolution": [640, 360],
             "spp": p["spp"],
             "png_exposure": -5.4,
