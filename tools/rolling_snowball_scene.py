@@ -12,9 +12,10 @@ sim/docs/rolling-snowball.md.
 
 usage: tools/rolling_snowball_scene.py preview|paper|test [key=value ...] > scene.json
 """
-import json
 import math
 import sys
+
+from scene_presets import write_scene
 
 PRESETS = {
     # preview: minutes on 2 cores
@@ -168,17 +169,7 @@ def build(p):
 
 
 def main():
-    if len(sys.argv) < 2 or sys.argv[1] not in PRESETS:
-        sys.exit(__doc__)
-    p = dict(DEFAULTS)
-    p.update(PRESETS[sys.argv[1]])
-    for kv in sys.argv[2:]:
-        k, v = kv.split("=", 1)
-        if k not in p:
-            sys.exit("unknown parameter %s" % k)
-        p[k] = type(p[k])(v) if not isinstance(p[k], str) else v
-    json.dump(build(p), sys.stdout, indent=1)
-    sys.stdout.write("\n")
+    write_scene(__doc__, PRESETS, DEFAULTS, build)
 
 
 if __name__ == "__main__":

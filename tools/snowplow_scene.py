@@ -13,9 +13,10 @@ grid": the active region rides on the blade, and the road ahead and behind sleep
 usage: tools/snowplow_scene.py preview|paper [key=value ...] > scene.json
        tools/snowplow_scene.py blade > scenes/props/plow_blade.obj
 """
-import json
 import math
 import sys
+
+from scene_presets import write_scene
 
 PRESETS = {
     # preview: minutes on 2 cores
@@ -157,20 +158,10 @@ def build(p):
 
 
 def main():
-    if len(sys.argv) == 2 and sys.argv[1] == "blade":
+    if sys.argv[1:] == ["blade"]:
         sys.stdout.write(blade_obj())
         return
-    if len(sys.argv) < 2 or sys.argv[1] not in PRESETS:
-        sys.exit(__doc__)
-    p = dict(DEFAULTS)
-    p.update(PRESETS[sys.argv[1]])
-    for kv in sys.argv[2:]:
-        k, v = kv.split("=", 1)
-        if k not in p:
-            sys.exit("unknown parameter %s" % k)
-        p[k] = type(p[k])(v) if not isinstance(p[k], str) else v
-    json.dump(build(p), sys.stdout, indent=1)
-    sys.stdout.write("\n")
+    write_scene(__doc__, PRESETS, DEFAULTS, build)
 
 
 if __name__ == "__main__":
