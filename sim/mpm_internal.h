@@ -185,6 +185,8 @@ struct pw_sim {
     size_t cap_resting;
     uint8_t *held;              /* per node: held still by resting snow beside it       */
     size_t cap_held;
+    size_t *rest_runs;          /* where each block's run of resting particles starts   */
+    size_t cap_rest_runs;
     uint64_t *wake_keys;        /* blocks near moving snow (rest.c scratch)             */
     size_t cap_wake;
     uint64_t particle_steps, particle_steps_all; /* taken, and of stepping every one   */

@@ -170,6 +170,34 @@ pw_status pw_rest_decide(pw_sim *s, double t_next, pw_error *err)
     return PW_OK;
 }
 
+/* Marks the nodes of one resting particle's stencil that the stepped grid has. Its base
+ * node lies in block (bx, by, bz), so the stencil reaches that block and the next along
+ * each axis: near[] holds those eight blocks' indices (SIZE_MAX: not in the grid). */
+static void hold_stencil(const pw_grid *g, vec3 x, const int64_t b[3], const size_t near[8],
+                         uint8_t *held)
+{
+    int64_t base[3];
+    double u[3] = {(x.x - g->origin.x) * g->inv_h, (x.y - g->origin.y) * g->inv_h,
+                   (x.z - g->origin.z) * g->inv_h};
+    for (int a = 0; a < 3; a++) base[a] = (int64_t)floor(u[a]) - 1;
+    for (int node = 0; node < 64; node++) {
+        int64_t c[3] = {base[0] + (node & 3), base[1] + ((node >> 2) & 3), base[2] + (node >> 4)};
+        if (c[0] < 0 || c[1] < 0 || c[2] < 0) continue;
+        int64_t o[3] = {c[0] / PW_BLOCK - b[0], c[1] / PW_BLOCK - b[1], c[2] / PW_BLOCK - b[2]};
+        size_t bi;
+        if ((uint64_t)o[0] <= 1 && (uint64_t)o[1] <= 1 && (uint64_t)o[2] <= 1)
+            bi = near[o[0] | o[1] << 1 | o[2] << 2];
+        else /* a base clamped at the domain's edge: ask the grid */
+            bi = pw_grid_block_index(g, (uint64_t)(c[0] / PW_BLOCK) |
+                                            ((uint64_t)(c[1] / PW_BLOCK) << PW_BLOCK_COORD_BITS) |
+                                            ((uint64_t)(c[2] / PW_BLOCK) << (2 * PW_BLOCK_COORD_BITS)));
+        if (bi == SIZE_MAX) continue;
+        size_t local = (size_t)((c[0] & 3) | ((c[1] & 3) << 2) | ((c[2] & 3) << 4));
+        /* threads may mark the same node; every one writes 1 */
+        __atomic_store_n(&held[bi * PW_BLOCK_NODES + local], 1, __ATOMIC_RELAXED);
+    }
+}
+
 pw_status pw_rest_hold_nodes(pw_sim *s, pw_error *err)
 {
     pw_grid *g = &s->grid;
@@ -179,38 +207,34 @@ pw_status pw_rest_hold_nodes(pw_sim *s, pw_error *err)
         return pw_fail(err, PW_ENOMEM, "sim: cannot allocate held-node flags for %zu nodes", nn);
     memset(s->held, 0, nn ? nn : 1);
     if (s->n_step == s->pt.n || g->n_blocks == 0) return PW_OK;
-    /* the resting particles sit after the stepped ones, sorted by block (g->pkey) */
+    /* the resting particles sit after the stepped ones in runs of one block (g->pkey):
+     * find the runs, then mark their stencils in parallel */
     const pw_particles *pt = &s->pt;
-    size_t k = s->n_step;
-    while (k < pt->n) {
-        uint64_t key = g->pkey[k] & ~PW_RESTING_KEY;
-        size_t end = k + 1;
-        while (end < pt->n && g->pkey[end] == g->pkey[k]) end++;
-        /* a stencil reaches this block and the next along each axis */
-        int near = 0;
-        for (int d = 0; d < 8 && !near; d++)
-            near = pw_grid_block_index(g, pw_grid_key_offset(key, d & 1, (d >> 1) & 1, d >> 2)) !=
-                   SIZE_MAX;
-        for (size_t p = k; near && p < end; p++) {
-            int64_t base[3];
-            double u[3] = {(pt->x[p].x - g->origin.x) * g->inv_h,
-                           (pt->x[p].y - g->origin.y) * g->inv_h,
-                           (pt->x[p].z - g->origin.z) * g->inv_h};
-            for (int a = 0; a < 3; a++) base[a] = (int64_t)floor(u[a]) - 1;
-            for (int node = 0; node < 64; node++) {
-                int64_t c[3] = {base[0] + (node & 3), base[1] + ((node >> 2) & 3),
-                                base[2] + (node >> 4)};
-                if (c[0] < 0 || c[1] < 0 || c[2] < 0) continue;
-                uint64_t bk = (uint64_t)(c[0] / PW_BLOCK) |
-                              ((uint64_t)(c[1] / PW_BLOCK) << PW_BLOCK_COORD_BITS) |
-                              ((uint64_t)(c[2] / PW_BLOCK) << (2 * PW_BLOCK_COORD_BITS));
-                size_t bi = pw_grid_block_index(g, bk);
-                if (bi == SIZE_MAX) continue;
-                size_t local = (size_t)((c[0] & 3) | ((c[1] & 3) << 2) | ((c[2] & 3) << 4));
-                s->held[bi * PW_BLOCK_NODES + local] = 1;
-            }
+    size_t n_runs = 0;
+    for (size_t k = s->n_step; k < pt->n; k++) n_runs += k == s->n_step || g->pkey[k] != g->pkey[k - 1];
+    if (grow((void **)&s->rest_runs, &s->cap_rest_runs, n_runs + 1, sizeof *s->rest_runs))
+        return pw_fail(err, PW_ENOMEM, "sim: cannot allocate %zu resting blocks", n_runs);
+    size_t r = 0;
+    for (size_t k = s->n_step; k < pt->n; k++)
+        if (k == s->n_step || g->pkey[k] != g->pkey[k - 1]) s->rest_runs[r++] = k;
+    s->rest_runs[n_runs] = pt->n;
+    const size_t *runs = s->rest_runs;
+    uint8_t *held = s->held;
+    long nr = (long)n_runs;
+#pragma omp parallel for schedule(dynamic, 64) num_threads(s->threads)
+    for (long q = 0; q < nr; q++) {
+        uint64_t key = g->pkey[runs[q]] & ~PW_RESTING_KEY;
+        size_t near[8];
+        int any = 0;
+        for (int d = 0; d < 8; d++) {
+            near[d] = pw_grid_block_index(g, pw_grid_key_offset(key, d & 1, (d >> 1) & 1, d >> 2));
+            any |= near[d] != SIZE_MAX;
         }
-        k = end;
+        if (!any) continue;
+        uint64_t mask = (UINT64_C(1) << PW_BLOCK_COORD_BITS) - 1;
+        int64_t b[3] = {(int64_t)(key & mask), (int64_t)((key >> PW_BLOCK_COORD_BITS) & mask),
+                        (int64_t)((key >> (2 * PW_BLOCK_COORD_BITS)) & mask)};
+        for (size_t p = runs[q]; p < runs[q + 1]; p++) hold_stencil(g, pt->x[p], b, near, held);
     }
     return PW_OK;
 }
