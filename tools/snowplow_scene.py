@@ -144,7 +144,7 @@ def build(p):
                                         "half_extents": [r, 0.3, r]}},
         },
         "render": {
-            "camera": {"eye": [2.2, 0.55, -1.5], "target": [0.3, 0.08, 0.1], "fov_deg": 40},
+            "camera": {"eye": [2.6, 1.1, 0.9], "target": [0.0, 0.1, -0.15], "fov_deg": 40},
             "resolution": [640, 360],
             "spp": p["spp"],
             "png_exposure": -5.4,
