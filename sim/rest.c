@@ -109,10 +109,11 @@ pw_status pw_rest_decide(pw_sim *s, double t_next, pw_error *err)
             count = v3_length2(pt->v[p]) < v2 ? (count < REST_SATURATED ? count + 1 : count) : 0;
         if (count >= sleep) settled = REST_SETTLED;
         pt->rest[p] = count | settled;
-        int inside = !s->p.has_region ||
-                     pw_shape_sdf_posed(&s->p.region, &region, &pt->x[p], NULL) <= 0;
-        /* outside the region: settled snow rests as soon as it is slow */
-        cand[p] = (uint8_t)(count >= sleep || (!inside && settled && count >= 1));
+        /* outside the region: settled snow rests as soon as it is slow (the region is
+         * asked only where its answer decides) */
+        cand[p] = (uint8_t)(count >= sleep ||
+                            (s->p.has_region && settled && count >= 1 &&
+                             pw_shape_sdf_posed(&s->p.region, &region, &pt->x[p], NULL) > 0));
     }
 
     /* 2. wake what moving snow or a moving collider reaches */
