@@ -117,8 +117,8 @@ def build(p):
     r = p["region"]
     comment = p["comment"] or (
         "Snowplow (Stomakhin et al. 2013, Fig. 10): a curved blade set %g deg across the "
-        "road clears a lane of %g m deep snow at %g m/s; the thrown snow rolls into a tube "
-        "along the blade. About %d particles. The road sleeps (sim.rest) and the active "
+        "road clears a lane of %g m deep snow at %g m/s; the snow it throws rises along the "
+        "blade and curls over. About %d particles. The road sleeps (sim.rest) and the active "
         "region rides on the blade, the paper's translating grid. Written by "
         "tools/snowplow_scene.py." % (p["angle_deg"], d, p["speed"], n_est))
     scene = {
