@@ -11,7 +11,7 @@ static const char *const keys_sim[] = {
     "max_particles", "materials", "bodies",            "colliders",     "rest",
     "active_region", NULL};
 static const char *const keys_rest[] = {"speed", "sleep_steps", "wake_speed", NULL};
-static const char *const keys_region[] = {"shape", "follow_collider", NULL};
+static const char *const keys_region[] = {"shape", "follow_collider", "freeze_outside", NULL};
 static const char *const keys_domain[] = {"min", "max", NULL};
 static const char *const keys_material[] = {
     "E0",          "nu",          "xi",             "theta_c",         "theta_s",
@@ -370,7 +370,9 @@ static pw_status parse_resting(const sc_ctx *c, json_t *sim, pw_scene *s)
         (rc = sc_get_object(c, region, "sim.active_region", "shape", 1, &shape)) != PW_OK ||
         (rc = sc_shape(c, shape, "sim.active_region.shape", 0, &p->region)) != PW_OK ||
         (rc = sc_int(c, region, "sim.active_region", "follow_collider", 0, -1, -1,
-                     PW_SCENE_MAX_COLLIDERS - 1, "a collider's index", &follow)) != PW_OK)
+                     PW_SCENE_MAX_COLLIDERS - 1, "a collider's index", &follow)) != PW_OK ||
+        (rc = sc_bool(c, region, "sim.active_region", "freeze_outside", 0,
+                      &p->region_freezes)) != PW_OK)
         return rc;
     if (p->region.kind != PW_SHAPE_BOX)
         return sc_fail(c, "sim.active_region.shape.type", "the active region is a box");

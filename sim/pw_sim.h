@@ -53,10 +53,13 @@ typedef struct {
                                  and a wake speed at rest_speed spread that stir across
                                  a whole field)                                     */
     /* The translating grid (Fig. 10 of the paper): outside this box, moved by its
-     * keyframes, snow slower than rest_speed is not stepped at once, whatever it did
-     * before; inside, the rule above. Snow that moves is stepped wherever it is, so
-     * spray leaving the box flies on and lands. has_region 0: no box. */
+     * keyframes, settled snow slower than rest_speed is not stepped at once, whatever it
+     * did before; inside, the rule above. Snow that moves is stepped wherever it is, so
+     * spray leaving the box flies on and lands. has_region 0: no box.
+     * region_freezes 1: the paper's grid, strictly: settled snow outside the box is not
+     * stepped however fast it moves, and nothing wakes it until the box comes back. */
     int has_region;
+    int region_freezes;
     pw_shape region;          /* PW_SHAPE_BOX, with its motion keys                 */
 } pw_sim_params;
 

@@ -15,6 +15,10 @@
 #define REST_SETTLED 0x80000000u
 #define REST_COUNT(r) ((r) & ~REST_SETTLED)
 
+/* what pw_rest_decide makes of a particle (s->resting): stepped, resting (wakes when
+ * reached), or frozen outside a region that freezes (nothing wakes it) */
+enum { STEPS = 0, RESTS = 1, FROZEN = 2 };
+
 static int grow(void **a, size_t *cap, size_t n, size_t sz)
 {
     if (n <= *cap && *a) return 0;
@@ -96,6 +100,7 @@ pw_status pw_rest_decide(pw_sim *s, double t_next, pw_error *err)
     uint8_t *cand = s->resting;
     double v2 = s->p.rest_speed * s->p.rest_speed;
     uint32_t sleep = (uint32_t)s->p.sleep_steps;
+    int freezes = s->p.region_freezes;
     pw_shape_pose region;
     if (s->p.has_region) pw_shape_pose_at(&s->p.region, t_next, &region);
 
@@ -109,11 +114,12 @@ pw_status pw_rest_decide(pw_sim *s, double t_next, pw_error *err)
             count = v3_length2(pt->v[p]) < v2 ? (count < REST_SATURATED ? count + 1 : count) : 0;
         if (count >= sleep) settled = REST_SETTLED;
         pt->rest[p] = count | settled;
-        /* outside the region: settled snow rests as soon as it is slow (the region is
-         * asked only where its answer decides) */
-        cand[p] = (uint8_t)(count >= sleep ||
-                            (s->p.has_region && settled && count >= 1 &&
-                             pw_shape_sdf_posed(&s->p.region, &region, &pt->x[p], NULL) > 0));
+        /* outside the region: settled snow rests as soon as it is slow, or at once when
+         * the region freezes (the region is asked only where its answer decides) */
+        cand[p] = count >= sleep;
+        if (s->p.has_region && settled && (freezes || (count >= 1 && !cand[p])) &&
+            pw_shape_sdf_posed(&s->p.region, &region, &pt->x[p], NULL) > 0)
+            cand[p] = freezes ? FROZEN : RESTS;
     }
 
     /* 2. wake what moving snow or a moving collider reaches */
@@ -130,7 +136,7 @@ pw_status pw_rest_decide(pw_sim *s, double t_next, pw_error *err)
         int last_wakes = 0;
 #pragma omp for schedule(static)
         for (long p = 0; p < nl; p++) {
-            if (cand[p]) {
+            if (cand[p] == RESTS) {
                 /* a particle that rested at the last sort has not moved since */
                 uint64_t key = (size_t)p >= s->rest_tail && (size_t)p >= (size_t)moved
                                    ? s->grid.pkey[p] & ~PW_RESTING_KEY
@@ -148,7 +154,7 @@ pw_status pw_rest_decide(pw_sim *s, double t_next, pw_error *err)
                     }
                 }
                 if (last_wakes) {
-                    cand[p] = 0;
+                    cand[p] = STEPS;
                     pt->rest[p] &= REST_SETTLED;
                 }
             }

@@ -34,6 +34,7 @@ void pw_sim_params_default(pw_sim_params *p)
     p->sleep_steps = 50;
     p->wake_speed = 0;
     p->has_region = 0;
+    p->region_freezes = 0;
 }
 
 pw_status pw_sim_params_check(const pw_sim_params *p, pw_error *err)

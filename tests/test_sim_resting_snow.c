@@ -13,6 +13,9 @@
  *      across the region's edge flies on as it does without the region, within 0.01 h
  *      (not the same bits: the solve's tolerance is over all the snow it steps): the
  *      edge is no wall.
+ *   3b. With a region that freezes (the paper's grid, strictly), snow outside it is not
+ *      woken by a push inside: it keeps its bits, and snow pushed out stops where it
+ *      left; without freezing, the same push moves snow outside.
  *   4. A sleeping run saved and resumed gives the same bytes as one not interrupted, and
  *      the same bytes with 1 and 2 threads. */
 #include <math.h>
@@ -26,6 +29,8 @@
 
 enum { N_MAX = 200000 };
 static const double H = 0.02;
+
+enum { REGION = 1, FREEZES = 2, PUSHER = 4 }; /* bed()'s options */
 
 static pw_sim *bed(int rest, int threads, double press_depth, int region)
 {
@@ -43,6 +48,7 @@ static pw_sim *bed(int rest, int threads, double press_depth, int region)
         p.region.center = v3(-0.15, 0.1, 0);
         p.region.half_extents = v3(0.15, 0.5, 0.2);
         p.has_region = 1;
+        p.region_freezes = (region & FREEZES) != 0;
     }
     pw_error err = {0};
     pw_sim *s = pw_sim_create(&p, &err);
@@ -66,6 +72,20 @@ static pw_sim *bed(int rest, int threads, double press_depth, int region)
         box.shape.keys[2] = (pw_keyframe){t1, v3(0.1, top + 0.04 - press_depth, 0), v3(0, 1, 0), 0};
         box.sticky = 1;
         CHECK(pw_sim_add_collider(s, &box, &err) == PW_OK, "box: %s", err.msg);
+    }
+    if (region & PUSHER) {
+        /* a sticky block, a cell deep in the bed's top, pushed along +x at 0.8 m/s
+         * from t = 0.35 s across the region's edge at x = 0, its front past it from
+         * t = 0.56 s */
+        pw_collider_desc pusher = {0};
+        pw_shape_init(&pusher.shape, PW_SHAPE_BOX);
+        pusher.shape.half_extents = v3(0.03, 0.03, 0.06);
+        pusher.shape.n_keys = 3;
+        pusher.shape.keys[0] = (pw_keyframe){0, v3(-0.2, 0.07, 0), v3(0, 1, 0), 0};
+        pusher.shape.keys[1] = (pw_keyframe){0.35, v3(-0.2, 0.07, 0), v3(0, 1, 0), 0};
+        pusher.shape.keys[2] = (pw_keyframe){0.7, v3(0.08, 0.07, 0), v3(0, 1, 0), 0};
+        pusher.sticky = 1;
+        CHECK(pw_sim_add_collider(s, &pusher, &err) == PW_OK, "pusher: %s", err.msg);
     }
     fixture_body b;
     fixture_default(&b, v3(-0.24, 0.0, -0.08), v3(0.24, 0.06, 0.08), H);
@@ -183,7 +203,7 @@ done:
 static void region_edge(void)
 {
     static vec3 x0[N_MAX], x1[N_MAX], y1[N_MAX];
-    pw_sim *with = bed(1, 2, 0, 1), *without = bed(0, 2, 0, 0);
+    pw_sim *with = bed(1, 2, 0, REGION), *without = bed(0, 2, 0, 0);
     if (!with || !without) goto done;
     /* the bed settles (and sleeps): snow frozen outside the region before it ever held
      * itself up falls when woken, and wakes its neighbours in turn (sim/docs/resting-snow.md) */
@@ -232,6 +252,45 @@ done:
     pw_sim_destroy(without);
 }
 
+/* The region that freezes (the paper's grid, strictly): snow pushed out of it stops
+ * there, and the snow outside is not woken by what moves inside; the same push with a
+ * region that lets moving snow go on moves snow outside, so the test can tell them. */
+static void region_freezes(void)
+{
+    static vec3 x0[N_MAX], x1[N_MAX], x2[N_MAX], y2[N_MAX];
+    pw_sim *frozen = bed(1, 2, 0, REGION | FREEZES | PUSHER);
+    pw_sim *open = bed(1, 2, 0, REGION | PUSHER);
+    if (!frozen || !open) goto done;
+    if (!advance(frozen, 0.35) || !advance(open, 0.35)) goto done;
+    size_t n = positions_by_id(frozen, x0);
+    if (!advance(frozen, 0.6)) goto done;
+    positions_by_id(frozen, x1);
+    if (!advance(frozen, 0.7) || !advance(open, 0.7)) goto done;
+    positions_by_id(frozen, x2);
+    positions_by_id(open, y2);
+    int outside = 0, outside_kept = 1, crossed = 0, crossed_kept = 1, open_moved = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (x0[k].x > 0) { /* outside from the push's start */
+            outside++;
+            outside_kept &= !memcmp(&x2[k], &x0[k], sizeof x0[k]);
+            open_moved += v3_length(v3_sub(y2[k], x0[k])) > 0.01 * H;
+        } else if (x1[k].x > 0) { /* pushed out by 0.6 s: frozen there since */
+            crossed++;
+            crossed_kept &= !memcmp(&x2[k], &x1[k], sizeof x1[k]);
+        }
+    }
+    printf("3b. freezing region: %d particles outside kept their bits: %s; %d pushed out "
+           "by 0.6 s, kept since: %s; without freezing, %d outside moved > 0.01 h\n",
+           outside, outside_kept ? "yes" : "no", crossed, crossed_kept ? "yes" : "no",
+           open_moved);
+    CHECK(outside > 100 && outside_kept, "snow outside the freezing region moved");
+    CHECK(crossed > 0 && crossed_kept, "snow pushed out of the freezing region moved on");
+    CHECK(open_moved > 0, "without freezing, the push moved no snow outside the region");
+done:
+    pw_sim_destroy(frozen);
+    pw_sim_destroy(open);
+}
+
 static int same_file(const char *a, const char *b) { return fixture_same_file(a, b); }
 
 static void resume_and_threads(void)
@@ -275,6 +334,7 @@ int main(void)
     settle_and_sleep();
     footprint();
     region_edge();
+    region_freezes();
     resume_and_threads();
     return check_done("sim_resting_snow");
 }
