@@ -20,16 +20,18 @@ from scene_presets import write_scene
 
 PRESETS = {
     # preview: minutes on 2 cores
-    "preview": dict(name="snowplow", h=0.025, ppc=6, spp=48, blade="props/plow_blade.obj"),
+    "preview": dict(name="snowplow", h=0.03, ppc=6, spp=48, blade="props/plow_blade.obj"),
     # Table 3: 3.9e6 particles (grid 150x50x300 in the paper, translating)
-    # dt_max: at 5e-4 s this grid diverged at frame 16 (a particle at 1,612 m/s)
-    "paper": dict(name="snowplow_paper", h=0.0104, ppc=6, spp=64, dt_max=2.5e-4,
+    # dt_max: the 0.8 m road at h 0.0104 diverged at 5e-4 s (frame 16, a particle at
+    # 1,612 m/s) and ran at 2.5e-4 s; scaled with h
+    "paper": dict(name="snowplow_paper", h=0.015, ppc=6, spp=64, dt_max=3.5e-4,
                   blade="../props/plow_blade.obj"),
 }
 
 DEFAULTS = dict(
     road_length=9.0,     # [m] the snow along x, centred at 0
-    road_width=0.8,      # [m] the snow across, z in [-w/2, w/2]
+    road_width=2.4,      # [m] the snow across, z in [-w/2, w/2]: the blade clears a
+                         # quarter of it and throws onto the rest, as a plow on a road
     depth=0.1,           # [m] the snow's depth
     speed=8.0,           # [m/s] the plow's: a truck's; slower, the blade drives a heap
     start=-4.8,          # [m] the blade's centre at t = 0 (the road starts at -4.5)
@@ -42,7 +44,10 @@ DEFAULTS = dict(
     E0=2.0e4, theta_c=0.025, theta_s=0.0075, rho0=200.0, xi=1.0,
     rho_max=500.0,       # [kg/m^3] compaction limit (0: none, as in the 2013 model)
     ground_friction=0.8, blade_friction=0.2,
-    region=0.7,          # [m] the active region's half extent around the blade
+    # the active region, riding on the blade: from region_behind behind its centre to
+    # region_ahead ahead, across the whole road, and freezing what leaves it (the
+    # paper's translating grid): 2.5 m behind, the thrown snow has landed
+    region_behind=2.5, region_ahead=0.8, freeze=1,
     dt_max=5e-4,         # [s] the largest substep (the paper's)
     comment="",
 )
@@ -114,7 +119,8 @@ def build(p):
     blade = {"type": "mesh", "path": p["blade"], "rotation": rot,
              "motion": [{"t": 0.0, "translation": r6([x0, 0.0, p["lane"]])},
                         {"t": r6(T), "translation": r6([x1, 0.0, p["lane"]])}]}
-    r = p["region"]
+    rb, ra = p["region_behind"], p["region_ahead"]
+    region_z = (-W / 2 - 0.2 - p["lane"], W / 2 + 0.2 - p["lane"])  # in the blade's frame
     comment = p["comment"] or (
         "Snowplow (Stomakhin et al. 2013, Fig. 10): a curved blade set %g deg across the "
         "road clears a lane of %g m deep snow at %g m/s; the snow it throws rises along the "
@@ -143,8 +149,11 @@ def build(p):
             ],
             "rest": {"speed": 0.02, "sleep_steps": 50, "wake_speed": 0.1},
             "active_region": {"follow_collider": 1,
-                              "shape": {"type": "box", "center": [0, 0.2, 0],
-                                        "half_extents": [r, 0.3, r]}},
+                              "freeze_outside": bool(p["freeze"]),
+                              "shape": {"type": "box",
+                                        "center": r6([(ra - rb) / 2, 0.35, sum(region_z) / 2]),
+                                        "half_extents": r6([(ra + rb) / 2, 0.4,
+                                                            (region_z[1] - region_z[0]) / 2])}},
         },
         "render": {
             "camera": {"eye": [2.6, 1.1, 0.9], "target": [0.0, 0.1, -0.15], "fov_deg": 40},
