@@ -155,8 +155,11 @@ size_t pw_grid_block_index(const pw_grid *g, uint64_t key)
 }
 
 /* The sort when snow rests: the particles before the old tail and those of it that woke
- * are keyed and radix sorted; the order is then the stepped ones by block, the old
- * tail's still resting ones as they were, and the newly resting ones by block. */
+ * are keyed and radix sorted. The stepped ones come first, by block. Resting snow that
+ * stays asleep keeps its place in the tail, so the reorder does not copy it every step;
+ * the places the woken left (and those the tail gains or loses at its head) are filled
+ * with the newly resting ones by block, then with the old tail's resting particles the
+ * stepped ones now need the place of. */
 static pw_status sort_with_tail(pw_grid *g, size_t n, const vec3 *x, const uint8_t *resting,
                                 size_t tail, uint32_t *perm, int threads, pw_error *err)
 {
@@ -181,19 +184,23 @@ static pw_status sort_with_tail(pw_grid *g, size_t n, const vec3 *x, const uint8
     size_t stepped = 0;
     while (stepped < m && !(g->akey[stepped] & PW_RESTING_KEY)) stepped++;
     /* assembled in pkey_tmp, which the radix sort no longer needs */
-    size_t o = 0;
-    for (size_t k = 0; k < stepped; k++, o++) {
-        perm[o] = g->aidx[k];
-        g->pkey_tmp[o] = g->akey[k];
+    for (size_t k = 0; k < stepped; k++) {
+        perm[k] = g->aidx[k];
+        g->pkey_tmp[k] = g->akey[k];
     }
-    for (size_t k = tail; k < n; k++)
-        if (resting[k]) {
-            perm[o] = (uint32_t)k;
-            g->pkey_tmp[o++] = g->pkey[k];
+    size_t fresh = stepped, displaced = tail; /* the next filler of each kind */
+    for (size_t k = stepped; k < n; k++) {
+        if (k >= tail && resting[k]) { /* asleep, and stays where it is */
+            perm[k] = (uint32_t)k;
+            g->pkey_tmp[k] = g->pkey[k];
+        } else if (fresh < m) {
+            perm[k] = g->aidx[fresh];
+            g->pkey_tmp[k] = g->akey[fresh++];
+        } else { /* an old resting particle before the tail's new head */
+            while (!resting[displaced]) displaced++;
+            perm[k] = (uint32_t)displaced;
+            g->pkey_tmp[k] = g->pkey[displaced++];
         }
-    for (size_t k = stepped; k < m; k++, o++) {
-        perm[o] = g->aidx[k];
-        g->pkey_tmp[o] = g->akey[k];
     }
     uint64_t *t = g->pkey;
     g->pkey = g->pkey_tmp;

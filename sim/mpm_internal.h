@@ -152,6 +152,10 @@ typedef struct {
                                     from other processes does not inflate           */
 } pw_mpm_profile;
 
+typedef struct {
+    size_t lo, hi; /* [lo, hi) */
+} pw_span;
+
 struct pw_sim {
     pw_sim_params p;
     int threads_max;            /* from params (0 resolved to the OpenMP default) */
@@ -185,6 +189,8 @@ struct pw_sim {
     size_t cap_resting;
     uint8_t *held;              /* per node: held still by resting snow beside it       */
     size_t cap_held;
+    pw_span *reorder_tasks;     /* the spans the particle reorder copies (transfer.c)   */
+    size_t cap_reorder_tasks;
     size_t *rest_runs;          /* where each block's run of resting particles starts   */
     size_t cap_rest_runs;
     uint64_t *wake_keys;        /* blocks near moving snow (rest.c scratch)             */

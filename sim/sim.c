@@ -168,6 +168,7 @@ void pw_sim_destroy(pw_sim *s)
     free(s->resting);
     free(s->held);
     free(s->rest_runs);
+    free(s->reorder_tasks);
     free(s->wake_keys);
     pw_grid_free(&s->grid);
     free(s);

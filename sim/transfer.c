@@ -39,55 +39,80 @@ static void gather_elements(char *dst, const char *src, size_t sz, const uint32_
 
 #define REORDER_CHUNK 4096 /* elements per task of the reorder */
 
-/* Applies perm to elements [first, end) of one particle array of elements of size sz,
- * through K's storage (perm must map that range onto itself).
+/* Applies perm to the elements of one particle array (of elements of size sz) that the
+ * tasks name, through K's storage (perm maps each task's span onto the tasks' spans).
  * Both copies stream: the reorder is bound by memory bandwidth (at 3e5 particles and 2
  * threads), and streaming skips the read of each line written, a third of the traffic
  * (sim/docs/step-speed.md, third round). */
-static void reorder(pw_sim *s, void *arr, size_t sz, const uint32_t *perm, size_t first,
-                    size_t end)
+static void reorder(pw_sim *s, void *arr, size_t sz, const uint32_t *perm,
+                    const pw_span *tasks, size_t n_tasks)
 {
     assert(sz % 4 == 0); /* (pw_stream_copy's unit) */
     assert(!s->K_formed); /* K's storage holds nothing in use (mpm_internal.h) */
     char *src = arr, *dst = pw_step_reorder_scratch(s);
-    size_t n = end;
-    long nc = (long)((end - first + REORDER_CHUNK - 1) / REORDER_CHUNK);
+    long nt = (long)n_tasks;
 #pragma omp parallel num_threads(s->threads)
     {
 #pragma omp for schedule(static) nowait
-        for (long c = 0; c < nc; c++) {
-            long lo = (long)first + c * REORDER_CHUNK;
-            long hi = lo + REORDER_CHUNK < (long)n ? lo + REORDER_CHUNK : (long)n;
-            gather_elements(dst, src, sz, perm, lo, hi);
-        }
+        for (long c = 0; c < nt; c++)
+            gather_elements(dst, src, sz, perm, (long)tasks[c].lo, (long)tasks[c].hi);
         pw_stream_fence();
 #pragma omp barrier /* (the copy back overwrites src, which every thread's gather reads) */
 #pragma omp for schedule(static) nowait
-        for (long c = 0; c < nc; c++) {
-            size_t lo = first + (size_t)c * REORDER_CHUNK;
-            size_t hi = lo + REORDER_CHUNK < n ? lo + REORDER_CHUNK : n;
-            pw_stream_copy(src + lo * sz, dst + lo * sz, (hi - lo) * sz);
-        }
+        for (long c = 0; c < nt; c++)
+            pw_stream_copy(src + tasks[c].lo * sz, dst + tasks[c].lo * sz,
+                           (tasks[c].hi - tasks[c].lo) * sz);
         pw_stream_fence();
     }
 }
 
-static void reorder_particles(pw_sim *s)
+/* The spans of [0, n) where perm moves elements, cut into tasks of at most
+ * REORDER_CHUNK: s->reorder_tasks[0..*count). Resting snow that stays asleep keeps its
+ * place at the end, among the places the woken left (grid.c), so the reorder copies a
+ * head and scattered runs, not the whole array. */
+static pw_status reorder_spans(pw_sim *s, size_t n, size_t *count, pw_error *err)
+{
+    const uint32_t *perm = s->perm;
+    size_t m = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        m = 0;
+        for (size_t k = 0; k < n;) {
+            if (perm[k] == k) {
+                k++;
+                continue;
+            }
+            size_t lo = k;
+            while (k < n && perm[k] != k && k - lo < REORDER_CHUNK) k++;
+            if (pass) s->reorder_tasks[m] = (pw_span){lo, k};
+            m++;
+        }
+        if (!pass && m > s->cap_reorder_tasks) {
+            size_t c = m + m / 2 + 64;
+            pw_span *q = realloc(s->reorder_tasks, c * sizeof *q);
+            if (!q) return pw_fail(err, PW_ENOMEM, "sim: cannot allocate %zu reorder spans", m);
+            s->reorder_tasks = q;
+            s->cap_reorder_tasks = c;
+        }
+    }
+    *count = m;
+    return PW_OK;
+}
+
+static pw_status reorder_particles(pw_sim *s, pw_error *err)
 {
     pw_particles *pt = &s->pt;
-    size_t n = pt->n;
-    /* only the span the sort moved: resting snow that stays asleep keeps its place at
-     * the end (the stable sort of unchanged keys), and is not copied every step */
-    size_t first = 0, end = n;
-    while (first < n && s->perm[first] == first) first++;
-    if (first == n) return;
-    while (end > first && s->perm[end - 1] == end - 1) end--;
+    size_t n_tasks = 0;
+    pw_status rc = reorder_spans(s, pt->n, &n_tasks, err);
+    if (rc != PW_OK || n_tasks == 0) return rc;
+    const pw_span *tasks = s->reorder_tasks;
     for (int f = 0; f < pw_particle_field_count; f++) {
         const pw_particle_field *fd = &pw_particle_fields[f];
         if (!pw_particle_field_held(pt, fd)) continue;
-        reorder(s, *pw_particle_array(pt, fd), pw_particle_field_bytes(fd), s->perm, first, end);
+        reorder(s, *pw_particle_array(pt, fd), pw_particle_field_bytes(fd), s->perm, tasks,
+                n_tasks);
     }
-    if (s->fe_svd_valid) reorder(s, s->fe_svd, sizeof *s->fe_svd, s->perm, first, end);
+    if (s->fe_svd_valid) reorder(s, s->fe_svd, sizeof *s->fe_svd, s->perm, tasks, n_tasks);
+    return PW_OK;
 }
 
 /* Each particle of one home block: its place in its stencil at x^n. */
@@ -126,7 +151,8 @@ pw_status pw_mpm_rebuild_grid(pw_sim *s, pw_error *err)
                                  s->threads, err);
     if (rc != PW_OK) return rc;
     s->rest_tail = s->n_step; /* the resting tail, and its keys in grid.pkey */
-    reorder_particles(s);
+    rc = reorder_particles(s, err);
+    if (rc != PW_OK) return rc;
     pw_mpm_for_homes(s, place_home, NULL); /* once per step */
     return PW_OK;
 }
