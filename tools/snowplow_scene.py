@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Writes the snowplow scenes (issue 39; Stomakhin et al. 2013, Fig. 10) and the blade.
 
-A plow clears a lane of a snow-covered road: a curved blade (a moldboard, open mesh
-with a thickness) set 30 degrees across the travel, driven along the road at a constant
-speed on `motion` keys. The concave face lifts the snow it meets; at the plow's speed the
-snow rides up the face and is thrown forward and to the side, where it rolls over into a
-tube along the blade ("the characteristic cylindrical tube spray", Fig. 10). The road is
-long against what the blade stirs, as in the paper, which ran it "on a translating
-grid": the active region rides on the blade, and the road ahead and behind sleeps
-(sim.rest), so a frame costs the snow near the blade, not the road.
+A plow clears a lane of a snow-covered road: a curved blade (a moldboard, a closed solid)
+set 40 degrees across the travel, driven along the road at a constant speed on `motion`
+keys. The concave face lifts the snow it meets; at the plow's speed the snow rides up
+the face and along it, and rolls over beside the lane ("the characteristic cylindrical
+tube spray", Fig. 10). The road is long and wide against what the blade stirs, and the
+shot runs as the paper's did, "on a translating grid": the active region rides on the
+blade and freezes the snow that leaves it, and the road ahead sleeps (sim.rest), so a
+frame costs the snow near the blade, not the road (sim/docs/snowplow-road.md).
 
 usage: tools/snowplow_scene.py preview|paper [key=value ...] > scene.json
        tools/snowplow_scene.py blade > scenes/props/plow_blade.obj
