@@ -252,7 +252,11 @@ int pw_plasticity_update_from_svd(const mat3 *Fe_hat_in, const mat3 *Fp_in, doub
         /* det Fp_out = det Fp prod(s_hat / s): below the floor, shrink s by k with
          * k^3 = that / floor, which moves the excess compression into Fe */
         double jp = m3_det(Fp) * (s_hat.x / s.x) * (s_hat.y / s.y) * (s_hat.z / s.z);
-        if (jp < Jp_floor) s = v3_scale(s, cbrt(jp / Jp_floor));
+        if (jp < Jp_floor) {
+            s = v3_scale(s, cbrt(jp / Jp_floor));
+            double je = s.x * s.y * s.z; /* (s > 0: the clamp's band and a positive k) */
+            if (je < PW_FLOOR_JE_MIN) s = v3_scale(s, cbrt(PW_FLOOR_JE_MIN / je));
+        }
     }
     if (s.x == s_hat.x && s.y == s_hat.y && s.z == s_hat.z) {
         /* elastic: U Sigma Vᵀ is Fe_hat and the push below the identity, to rounding */

@@ -84,6 +84,12 @@ void pw_fcr_cache_init_svd(pw_fcr_cache *c, mat3 F, const pw_svd3 *f, double mu,
 mat3 pw_fcr_stress_cached(const pw_fcr_cache *c);
 mat3 pw_fcr_stress_differential_cached(const pw_fcr_cache *c, mat3 dF);
 
+/* The least volume the compaction limit leaves to Fe. The fixed-corotated pressure
+ * lambda (J - 1) J is largest at J = 1/2 and falls to 0 as J -> 0: squeezed past 1/2,
+ * elastic snow softens, and a particle held at the floor collapses (det Fe 1e-13 in
+ * the paper snowplow's frame 11, then NaN; sim/docs/snowplow-road.md). */
+#define PW_FLOOR_JE_MIN 0.5
+
 /* Eq. 11-12: given the trial elastic gradient Fe_hat = (I + dt grad v) Fe^n and the
  * plastic gradient Fp^n, clamp the singular values of Fe_hat to [1 - theta_c,
  * 1 + theta_s], write Fe^{n+1} = U Sigma V^T and Fp^{n+1} = V Sigma^-1 U^T Fe_hat Fp^n.
@@ -93,8 +99,9 @@ int pw_plasticity_update(mat3 Fe_hat, mat3 Fp, double theta_c, double theta_s,
 /* The same, also returning Fe_out's SVD (U, the clamped Sigma, V) in *svd_out, and with
  * a compaction limit: where eq. 12 would take J_P = det Fp below Jp_floor (> 0), the
  * clamped Sigma is scaled down uniformly so that J_P stops at Jp_floor and the rest of
- * the compression stays elastic (Fe Fp = Fe_hat Fp still holds); Jp_floor = 0 is the
- * 2013 model. With
+ * the compression stays elastic (Fe Fp = Fe_hat Fp still holds), but only down to
+ * det Fe = PW_FLOOR_JE_MIN: past it the compaction goes on below the floor. Jp_floor = 0
+ * is the 2013 model. With
  * V_guess (a rotation near Fe_hat's right singular vectors, e.g. the previous step's
  * V; NULL for none) the SVD is a one-sided Jacobi started there, which falls back to
  * m3_svd for near-singular Fe_hat; U, V are proper rotations either way, Sigma is
