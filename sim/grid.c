@@ -33,6 +33,16 @@ static int grow(void **p, size_t *cap, size_t n, size_t sz)
     return 0;
 }
 
+int pw_scratch_fit(void **p, size_t *cap, size_t n, size_t sz)
+{
+    if (*p && n <= *cap && (n >= *cap / 2 || *cap <= 2 * PW_SCRATCH_SLACK)) return 0;
+    size_t c = n + n / 4 + PW_SCRATCH_SLACK;
+    free(*p);
+    *p = malloc(c * sz);
+    *cap = *p ? c : 0;
+    return *p ? 0 : -1;
+}
+
 /* Stable LSD radix sort of keys (with a payload) by 8-bit digits; digits equal for
  * all keys are skipped, which makes the common case (a few hundred distinct blocks)
  * take three or four passes. Ties keep their input order, so the result does not
@@ -324,13 +334,15 @@ pw_status pw_grid_build(pw_grid *g, size_t n, const vec3 *x, const uint8_t *rest
     }
 
     /* node storage */
+    /* (what the nodes held dies with the step: given back as the stepped snow shrinks) */
     size_t nn = g->n_blocks * PW_BLOCK_NODES, c1 = g->cap_nodes, c2 = c1, c3 = c1, c4 = c1,
            c5 = c1, c6 = c1;
-    if (grow((void **)&g->m, &c1, nn, sizeof *g->m) || grow((void **)&g->v, &c2, nn, sizeof *g->v) ||
-        grow((void **)&g->v_old, &c3, nn, sizeof *g->v_old) ||
-        grow((void **)&g->f, &c4, nn, sizeof *g->f) ||
-        grow((void **)&g->fixed, &c5, nn, sizeof *g->fixed) ||
-        grow((void **)&g->normal, &c6, nn, sizeof *g->normal))
+    if (pw_scratch_fit((void **)&g->m, &c1, nn, sizeof *g->m) ||
+        pw_scratch_fit((void **)&g->v, &c2, nn, sizeof *g->v) ||
+        pw_scratch_fit((void **)&g->v_old, &c3, nn, sizeof *g->v_old) ||
+        pw_scratch_fit((void **)&g->f, &c4, nn, sizeof *g->f) ||
+        pw_scratch_fit((void **)&g->fixed, &c5, nn, sizeof *g->fixed) ||
+        pw_scratch_fit((void **)&g->normal, &c6, nn, sizeof *g->normal))
         return pw_fail(err, PW_ENOMEM, "sim grid: cannot allocate %zu nodes", nn);
     size_t cn[6] = {c1, c2, c3, c4, c5, c6};
     g->cap_nodes = cn[0];

@@ -105,6 +105,14 @@ size_t pw_grid_block_index(const pw_grid *g, uint64_t key);
 
 static inline size_t pw_grid_node_count(const pw_grid *g) { return g->n_blocks * PW_BLOCK_NODES; }
 
+/* Holds *p (capacity *cap elements of sz bytes) for n elements of scratch whose contents
+ * die each step, sized to a count that drifts, such as the stepped snow's nodes: renewed
+ * without a copy when n exceeds the capacity or falls below half of it, to n plus a
+ * quarter plus PW_SCRATCH_SLACK. So memory a field's settling needed is given back once
+ * it sleeps. -1 when out of memory (*p is then NULL and *cap 0). */
+#define PW_SCRATCH_SLACK 1024 /* elements: small next to a field, large next to a few */
+int pw_scratch_fit(void **p, size_t *cap, size_t n, size_t sz);
+
 /* World position [m] of node index i (block * 64 + local). */
 vec3 pw_grid_node_position(const pw_grid *g, size_t i);
 

@@ -38,27 +38,53 @@ static int grow_array(void **a, size_t n, size_t sz)
     return 0;
 }
 
-/* Per-particle scratch of a step (weights, stress caches, permutation). */
+/* Per-particle scratch of a step for every particle: the permutation, and the SVD each
+ * Fe keeps between steps. */
 static pw_status reserve_step(pw_sim *s, pw_error *err)
 {
     size_t n = s->pt.n;
     if (n <= s->cap_step && s->cap_step) return PW_OK;
     size_t c = s->pt.cap;
-    if (grow_array((void **)&s->ps, c, sizeof *s->ps) ||
-        grow_array((void **)&s->stress, c, sizeof *s->stress) ||
-        grow_array((void **)&s->K, c, sizeof *s->K) ||
-        grow_array((void **)&s->home_scratch, c, sizeof *s->home_scratch) || /* homes <= particles */
-        grow_array((void **)&s->fe_svd, c, sizeof *s->fe_svd) ||
+    if (grow_array((void **)&s->fe_svd, c, sizeof *s->fe_svd) ||
         grow_array((void **)&s->perm, c, sizeof *s->perm))
         return pw_fail(err, PW_ENOMEM, "sim: cannot allocate step scratch for %zu particles", c);
     s->cap_step = c;
     return PW_OK;
 }
 
+/* Replaces *a by an array of n elements of sz bytes, contents not kept: no copy. */
+static int renew_array(void **a, size_t n, size_t sz)
+{
+    free(*a);
+    *a = malloc((n ? n : 1) * sz);
+    return *a ? 0 : -1;
+}
+
+pw_status pw_mpm_reserve_stepped(pw_sim *s, size_t count, pw_error *err)
+{
+    size_t c = s->cap_stepped;
+    if (count <= c && (count >= c / 2 || c <= 2 * PW_SCRATCH_SLACK)) return PW_OK;
+    /* every particle stepped: exactly the particle arrays' size, as before resting snow
+     * (no slack where nothing rests); else a quarter more, so the capacity is not
+     * renewed every step while the stepped count drifts */
+    c = count >= s->pt.n ? s->pt.cap : count + count / 4 + PW_SCRATCH_SLACK;
+    if (c < count) c = count;
+    if (renew_array((void **)&s->ps, c, sizeof *s->ps) ||
+        renew_array((void **)&s->stress, c, sizeof *s->stress) ||
+        renew_array((void **)&s->K, c, sizeof *s->K) ||
+        renew_array((void **)&s->home_scratch, c, sizeof *s->home_scratch)) {
+        s->cap_stepped = 0; /* (some of the four may be NULL: renewed on the next call) */
+        return pw_fail(err, PW_ENOMEM, "sim: cannot allocate step scratch for %zu particles", c);
+    }
+    s->cap_stepped = c;
+    return PW_OK;
+}
+
 /* Per-node solver vectors, and the partial-sum buffer (loops.h), whose chunks cover node
- * and particle arrays. Node vectors grow by a quarter beyond the need: the node count
+ * and particle arrays. Node vectors hold a quarter beyond the need (the node count
  * drifts from step to step, and doubling would leave up to half of the largest arrays
- * of the solve unused. */
+ * of the solve unused) and are given back when the need halves (pw_scratch_fit): none
+ * holds anything between steps. */
 static pw_status reserve_solve(pw_sim *s, pw_error *err)
 {
     size_t nn = pw_grid_node_count(&s->grid);
@@ -68,19 +94,24 @@ static pw_status reserve_solve(pw_sim *s, pw_error *err)
             return pw_fail(err, PW_ENOMEM, "sim: cannot allocate %zu partial sums", need_partial);
         s->cap_partial = need_partial;
     }
-    if (nn <= s->cap_solve && s->cap_solve) return PW_OK;
-    size_t c = nn + nn / 4 + 4096;
-    if (grow_array((void **)&s->inv_sqrt_m, c, sizeof *s->inv_sqrt_m))
-        return pw_fail(err, PW_ENOMEM, "sim: cannot allocate solver vectors for %zu nodes", c);
-    for (int k = 0; k < 5; k++)
-        if (grow_array((void **)&s->cr[k], c, sizeof *s->cr[k]))
-            return pw_fail(err, PW_ENOMEM, "sim: cannot allocate solver vectors for %zu nodes", c);
-    if (grow_array((void **)&s->u4, c, sizeof *s->u4) || grow_array((void **)&s->Hu4, c, sizeof *s->Hu4) ||
-        grow_array((void **)&s->dinv, c, sizeof *s->dinv) ||
-        grow_array((void **)&s->hdiag, c, sizeof *s->hdiag))
-        return pw_fail(err, PW_ENOMEM, "sim: cannot allocate solver vectors for %zu nodes", c);
+    size_t c = s->cap_solve, caps[10];
+    void **arrays[10] = {(void **)&s->inv_sqrt_m, (void **)&s->u4, (void **)&s->Hu4,
+                         (void **)&s->dinv, (void **)&s->hdiag};
+    size_t sizes[10] = {sizeof *s->inv_sqrt_m, sizeof *s->u4, sizeof *s->Hu4, sizeof *s->dinv,
+                        sizeof *s->hdiag};
+    for (int k = 0; k < 5; k++) {
+        arrays[5 + k] = (void **)&s->cr[k];
+        sizes[5 + k] = sizeof *s->cr[k];
+    }
+    for (int k = 0; k < 10; k++) {
+        caps[k] = c;
+        if (pw_scratch_fit(arrays[k], &caps[k], nn, sizes[k])) {
+            s->cap_solve = 0; /* (renewed whole on the next call) */
+            return pw_fail(err, PW_ENOMEM, "sim: cannot allocate solver vectors for %zu nodes", nn);
+        }
+    }
     assert(((uintptr_t)s->u4 & 15) == 0); /* (the solver streams it 16 bytes a node) */
-    s->cap_solve = c;
+    s->cap_solve = caps[0];
     return PW_OK;
 }
 
@@ -310,6 +341,7 @@ pw_status pw_mpm_begin_step(pw_sim *s, pw_error *err)
     useful = s->n_step / s->particles_per_thread + 1;
     if (useful < (size_t)s->threads) s->threads = (int)useful;
     rc = reserve_step(s, err);
+    if (rc == PW_OK) rc = pw_mpm_reserve_stepped(s, s->n_step, err);
     if (rc == PW_OK) rc = pw_mpm_rebuild_grid(s, err); /* sort by block, stencil places of x^n */
     if (rc == PW_OK) rc = pw_rest_hold_nodes(s, err); /* nodes resting snow holds still */
     if (rc == PW_OK) rc = reserve_solve(s, err);

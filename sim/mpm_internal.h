@@ -152,9 +152,11 @@ typedef struct {
                                     from other processes does not inflate           */
 } pw_mpm_profile;
 
+/* One task of the particle reorder (transfer.c): the places [lo, hi) the sort's
+ * permutation moves, staged from element `at` of the staging area on. */
 typedef struct {
-    size_t lo, hi; /* [lo, hi) */
-} pw_span;
+    size_t lo, hi, at;
+} pw_reorder_task;
 
 struct pw_sim {
     pw_sim_params p;
@@ -189,7 +191,7 @@ struct pw_sim {
     size_t cap_resting;
     uint8_t *held;              /* per node: held still by resting snow beside it       */
     size_t cap_held;
-    pw_span *reorder_tasks;     /* the spans the particle reorder copies (transfer.c)   */
+    pw_reorder_task *reorder_tasks; /* the spans the particle reorder copies (transfer.c) */
     size_t cap_reorder_tasks;
     size_t *rest_runs;          /* where each block's run of resting particles starts   */
     size_t cap_rest_runs;
@@ -208,14 +210,22 @@ struct pw_sim {
     uint64_t cr_iterations_total, cr_solves, cr_not_converged;
     pw_mpm_profile prof;        /* accumulated since creation */
 
-    /* per-step scratch, sized with the particles / nodes */
-    size_t cap_step;
+    /* Per-step scratch of the stepped particles (and of their home blocks), sized by the
+     * stepped count, not the particle count: resting snow needs none of it, and in a
+     * field that mostly sleeps it is most of what the solver would hold per particle
+     * (sim/docs/memory.md). It holds nothing between steps, so it is given back when the
+     * stepped count falls (pw_mpm_reserve_stepped). */
+    size_t cap_stepped;
     pw_ploc *ps;
     pw_pstress *stress;
     float (*K)[PW_K_ENTRIES];    /* the linearised stress of each particle (pw_mpm_prepare_stress) */
-    size_t *home_scratch;       /* one entry per home block */
+    size_t *home_scratch;       /* one entry per home block (homes <= stepped particles) */
+    /* per-step scratch of every particle, and what a step keeps for the next */
+    size_t cap_step;
     pw_svd3_packed *fe_svd;     /* SVD of each Fe from the last plasticity step, which the
-                                   next step's stress reuses instead of factoring Fe again */
+                                   next step's stress reuses instead of factoring Fe again;
+                                   a resting particle keeps its own, still valid on waking
+                                   (its Fe has not changed) */
     int fe_svd_valid;           /* set by a step, cleared where Fe comes from elsewhere (new
                                    particles, a loaded cache) and at the start of each
                                    pw_sim_advance_to call, so a run resumed from a cache
@@ -246,24 +256,29 @@ struct pw_sim {
 
 /* The reorder's staging area at the start of a step: K's storage, whose contents die
  * with the step that formed them (K is formed after the reorder, by
- * pw_mpm_prepare_stress). Sharing it keeps the peak memory under 1 KB a particle
- * (sim/docs/memory.md); a step that kept K across its start would have to give the
- * reorder its own buffer. */
+ * pw_mpm_prepare_stress). The reorder stages only the places the permutation moves,
+ * packed (pw_reorder_task.at), and grows K to hold them (pw_mpm_reserve_stepped), so a
+ * mostly resting field needs no staging for its resting snow. */
+#define PW_REORDER_ELEMENT_MAX sizeof(pw_svd3_packed) /* the largest element reordered */
 static inline void *pw_step_reorder_scratch(pw_sim *s)
 {
-    _Static_assert(sizeof *s->K >= sizeof *s->fe_svd && sizeof *s->K >= sizeof(mat3),
-                   "the reorder goes through K: it must hold the largest element reordered");
+    _Static_assert(sizeof(pw_svd3_packed) >= sizeof(mat3),
+                   "PW_REORDER_ELEMENT_MAX must be the largest element reordered");
     return s->K;
 }
 
 /* ---- memory.c ------------------------------------------------------------ */
 #define PW_MPM_MEMORY_ITEMS 48
+/* What an array group's size follows: what a particle must keep (its state), scratch
+ * for every particle, scratch for the stepped particles only, or the grid's nodes. */
+typedef enum { PW_MEM_STATE, PW_MEM_EVERY, PW_MEM_STEPPED, PW_MEM_NODES } pw_mem_kind;
 typedef struct {
     int count;
     size_t total;          /* [bytes] */
     struct {
         const char *name;
         size_t bytes;
+        pw_mem_kind kind;
     } item[PW_MPM_MEMORY_ITEMS];
 } pw_mpm_memory;
 /* The bytes the solver has reserved, by array group. */
@@ -275,6 +290,11 @@ void pw_mpm_memory_report(const pw_sim *s, pw_mpm_memory *m);
  * added, a cache loaded) and at the start of each pw_sim_advance_to call, so that a run
  * resumed from a cache repeats the bits of one that was not interrupted. */
 void pw_mpm_forget_kept_state(pw_sim *s);
+
+/* Holds the stepped particles' scratch (stencil places, stress, K, home scratch) for at
+ * least `count` elements, which the reorder's staging may raise; content is not kept.
+ * Gives memory back when count falls below half the capacity. */
+pw_status pw_mpm_reserve_stepped(pw_sim *s, size_t count, pw_error *err);
 
 /* Sizes the step scratch, sorts particles, rebuilds the grid and the stencil places of x^n:
  * what every step does before step 1 (tests call it to run single steps). */

@@ -19,14 +19,14 @@
 
 /* ---- grid rebuild ------------------------------------------------------------ */
 
-/* dst[k] = src[perm[k]] for k in [lo, hi), elements of sz bytes, streamed (stream.h): the
+/* dst[k - lo] = src[perm[k]] for k in [lo, hi), elements of sz bytes, streamed (stream.h): the
  * sizes of the particle arrays get a copy of constant size, which the compiler inlines. */
 static void gather_elements(char *dst, const char *src, size_t sz, const uint32_t *perm, long lo,
                             long hi)
 {
 #define GATHER(SZ)                                                                           \
     for (long k = lo; k < hi; k++)                                                           \
-        pw_stream_copy(dst + (size_t)k * (SZ), src + (size_t)perm[k] * (SZ), SZ)
+        pw_stream_copy(dst + (size_t)(k - lo) * (SZ), src + (size_t)perm[k] * (SZ), SZ)
     switch (sz) {
     case sizeof(uint32_t): GATHER(sizeof(uint32_t)); break;
     case sizeof(double): GATHER(sizeof(double)); break;
@@ -40,42 +40,45 @@ static void gather_elements(char *dst, const char *src, size_t sz, const uint32_
 #define REORDER_CHUNK 4096 /* elements per task of the reorder */
 
 /* Applies perm to the elements of one particle array (of elements of size sz) that the
- * tasks name, through K's storage (perm maps each task's span onto the tasks' spans).
+ * tasks name, through K's storage, where each task's elements are staged packed from its
+ * `at` on (perm maps each task's span onto the tasks' spans).
  * Both copies stream: the reorder is bound by memory bandwidth (at 3e5 particles and 2
  * threads), and streaming skips the read of each line written, a third of the traffic
  * (sim/docs/step-speed.md, third round). */
 static void reorder(pw_sim *s, void *arr, size_t sz, const uint32_t *perm,
-                    const pw_span *tasks, size_t n_tasks)
+                    const pw_reorder_task *tasks, size_t n_tasks)
 {
-    assert(sz % 4 == 0); /* (pw_stream_copy's unit) */
+    assert(sz % 4 == 0 && sz <= PW_REORDER_ELEMENT_MAX); /* (pw_stream_copy's unit; staging) */
     assert(!s->K_formed); /* K's storage holds nothing in use (mpm_internal.h) */
-    char *src = arr, *dst = pw_step_reorder_scratch(s);
+    char *src = arr, *stage = pw_step_reorder_scratch(s);
     long nt = (long)n_tasks;
 #pragma omp parallel num_threads(s->threads)
     {
 #pragma omp for schedule(static) nowait
         for (long c = 0; c < nt; c++)
-            gather_elements(dst, src, sz, perm, (long)tasks[c].lo, (long)tasks[c].hi);
+            gather_elements(stage + tasks[c].at * sz, src, sz, perm,
+                            (long)tasks[c].lo, (long)tasks[c].hi);
         pw_stream_fence();
 #pragma omp barrier /* (the copy back overwrites src, which every thread's gather reads) */
 #pragma omp for schedule(static) nowait
         for (long c = 0; c < nt; c++)
-            pw_stream_copy(src + tasks[c].lo * sz, dst + tasks[c].lo * sz,
+            pw_stream_copy(src + tasks[c].lo * sz, stage + tasks[c].at * sz,
                            (tasks[c].hi - tasks[c].lo) * sz);
         pw_stream_fence();
     }
 }
 
 /* The spans of [0, n) where perm moves elements, cut into tasks of at most
- * REORDER_CHUNK: s->reorder_tasks[0..*count). Resting snow that stays asleep keeps its
- * place at the end, among the places the woken left (grid.c), so the reorder copies a
- * head and scattered runs, not the whole array. */
-static pw_status reorder_spans(pw_sim *s, size_t n, size_t *count, pw_error *err)
+ * REORDER_CHUNK: s->reorder_tasks[0..*count), and the elements they move, *moved.
+ * Resting snow that stays asleep keeps its place at the end, among the places the woken
+ * left (grid.c), so the reorder copies a head and scattered runs, not the whole array. */
+static pw_status reorder_spans(pw_sim *s, size_t n, size_t *count, size_t *moved, pw_error *err)
 {
     const uint32_t *perm = s->perm;
-    size_t m = 0;
+    size_t m = 0, at = 0;
     for (int pass = 0; pass < 2; pass++) {
         m = 0;
+        at = 0;
         for (size_t k = 0; k < n;) {
             if (perm[k] == k) {
                 k++;
@@ -83,28 +86,34 @@ static pw_status reorder_spans(pw_sim *s, size_t n, size_t *count, pw_error *err
             }
             size_t lo = k;
             while (k < n && perm[k] != k && k - lo < REORDER_CHUNK) k++;
-            if (pass) s->reorder_tasks[m] = (pw_span){lo, k};
+            if (pass) s->reorder_tasks[m] = (pw_reorder_task){lo, k, at};
             m++;
+            at += k - lo;
         }
         if (!pass && m > s->cap_reorder_tasks) {
             size_t c = m + m / 2 + 64;
-            pw_span *q = realloc(s->reorder_tasks, c * sizeof *q);
+            pw_reorder_task *q = realloc(s->reorder_tasks, c * sizeof *q);
             if (!q) return pw_fail(err, PW_ENOMEM, "sim: cannot allocate %zu reorder spans", m);
             s->reorder_tasks = q;
             s->cap_reorder_tasks = c;
         }
     }
     *count = m;
+    *moved = at;
     return PW_OK;
 }
 
 static pw_status reorder_particles(pw_sim *s, pw_error *err)
 {
     pw_particles *pt = &s->pt;
-    size_t n_tasks = 0;
-    pw_status rc = reorder_spans(s, pt->n, &n_tasks, err);
+    size_t n_tasks = 0, moved = 0;
+    pw_status rc = reorder_spans(s, pt->n, &n_tasks, &moved, err);
     if (rc != PW_OK || n_tasks == 0) return rc;
-    const pw_span *tasks = s->reorder_tasks;
+    /* the staging, in K's elements (never fewer than the step needs for its own K) */
+    size_t stage = (moved * PW_REORDER_ELEMENT_MAX + sizeof *s->K - 1) / sizeof *s->K;
+    rc = pw_mpm_reserve_stepped(s, stage > s->n_step ? stage : s->n_step, err);
+    if (rc != PW_OK) return rc;
+    const pw_reorder_task *tasks = s->reorder_tasks;
     for (int f = 0; f < pw_particle_field_count; f++) {
         const pw_particle_field *fd = &pw_particle_fields[f];
         if (!pw_particle_field_held(pt, fd)) continue;

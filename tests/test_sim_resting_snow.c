@@ -3,7 +3,8 @@
  *   1. A bed of snow settles under gravity, then sleeps: over the next 2 s of sleeping
  *      no particle moves more than 0.01 h, and the slept bed lies where the awake bed
  *      lies after the same 2 s (each particle within 0.01 h; the awake bed's own drift
- *      over those 2 s is printed beside it).
+ *      over those 2 s is printed beside it). The slept bed holds less than 60 % of the
+ *      awake bed's memory: its step scratch, grid and solve are given back.
  *   2. A box pressed into the slept bed (down 0.75 h at 0.15 m/s, then held) leaves the
  *      same print as in the awake bed: the depth of the print below the undisturbed
  *      surface within 0.1 h, and the displaced particles' mean displacement within 10 %.
@@ -25,6 +26,7 @@
 
 #include "check.h"
 #include "mpm_fixture.h"
+#include "mpm_internal.h"
 #include "pw_sim.h"
 
 enum { N_MAX = 200000 };
@@ -158,6 +160,13 @@ static void settle_and_sleep(void)
     CHECK(apart < 0.01 * H, "the slept bed lies %.3g h from the awake one", apart / H);
     CHECK(st.particles_stepped == 0, "%zu particles still stepped in a bed at rest",
           st.particles_stepped);
+    pw_mpm_memory mem_awake, mem_slept;
+    pw_mpm_memory_report(awake, &mem_awake);
+    pw_mpm_memory_report(slept, &mem_slept);
+    printf("   memory held: awake %.0f B a particle, slept %.0f B\n",
+           (double)mem_awake.total / (double)n, (double)mem_slept.total / (double)n);
+    CHECK(mem_slept.total < 0.6 * mem_awake.total, "the slept bed holds %zu B, the awake one %zu B",
+          mem_slept.total, mem_awake.total);
 done:
     pw_sim_destroy(awake);
     pw_sim_destroy(slept);

@@ -9,10 +9,10 @@
  * slow for the large beds).
  *
  * After each run it prints what the solver holds (pw_mpm_memory_report), split into the
- * particles' state (what a resting particle must keep to wake), the per-particle step
- * scratch (sized for every particle, used only by the stepped ones) and the grid and
- * solve (sized by the stepped snow's nodes): the bytes a stepped and a resting particle
- * cost, and what a resting one could give back.
+ * particles' state (what a resting particle must keep to wake), the scratch held for
+ * every particle (the SVD each Fe keeps, the sort), the scratch held for the stepped
+ * ones only, and the grid and solve (sized by the stepped snow's nodes): the bytes a
+ * stepped and a resting particle cost, and what a resting one needs.
  *
  * usage: bench_resting_field [--sizes 1,4,16] [--threads N] [--awake-too | --awake-only] */
 #include <math.h>
@@ -88,33 +88,23 @@ static pw_sim *field(double area, int rest, int threads)
     return s;
 }
 
-/* The memory report in three parts (see the top), per particle and in all. */
+/* The memory report by what each part's size follows (see the top), per particle and
+ * in all. */
 static void print_memory(const pw_sim *s, size_t stepped)
 {
     pw_mpm_memory m;
     pw_mpm_memory_report(s, &m);
-    static const char *const scratch[] = {"stencil places", "stress", "K (and the sort's reorder)",
-                                          "Fe SVD", "perm, home scratch", "grid: sort keys"};
-    size_t state = 0, step = 0, grid = 0;
-    int n_fields = 0;
-    for (int k = 0; k < pw_particle_field_count; k++)
-        n_fields += pw_particle_field_held(&s->pt, &pw_particle_fields[k]);
-    for (int k = 0; k < m.count; k++) {
-        int is_scratch = 0;
-        for (size_t j = 0; j < sizeof scratch / sizeof *scratch; j++)
-            is_scratch |= !strcmp(m.item[k].name, scratch[j]);
-        if (k < n_fields) state += m.item[k].bytes;
-        else if (is_scratch) step += m.item[k].bytes;
-        else grid += m.item[k].bytes;
-    }
-    double n = (double)s->pt.n;
-    printf("        memory: state %.0f B a particle, step scratch %.0f B a particle (held for "
-           "all, used by the %zu stepped), grid and solve %.1f MB (for the most nodes so far): a "
-           "stepped particle %.0f B, "
-           "a resting one %.0f B, of which it needs %.0f\n",
-           state / n, step / n, stepped, grid / 1e6,
-           (state + step) / n + (stepped ? grid / (double)stepped : 0), (state + step) / n,
-           state / n);
+    double by_kind[4] = {0};
+    for (int k = 0; k < m.count; k++) by_kind[m.item[k].kind] += (double)m.item[k].bytes;
+    double n = (double)s->pt.n, per_stepped = stepped ? 1.0 / (double)stepped : 0;
+    double resting = (by_kind[PW_MEM_STATE] + by_kind[PW_MEM_EVERY]) / n;
+    printf("        memory: state %.0f B a particle, scratch for every particle %.0f B, "
+           "scratch for the %zu stepped %.1f MB, grid and solve %.1f MB: a resting particle "
+           "%.0f B (it needs %.0f), a stepped one %.0f B\n",
+           by_kind[PW_MEM_STATE] / n, by_kind[PW_MEM_EVERY] / n, stepped,
+           by_kind[PW_MEM_STEPPED] / 1e6, by_kind[PW_MEM_NODES] / 1e6, resting,
+           by_kind[PW_MEM_STATE] / n,
+           resting + (by_kind[PW_MEM_STEPPED] + by_kind[PW_MEM_NODES]) * per_stepped);
 }
 
 static int run(double area, int rest, int threads)
