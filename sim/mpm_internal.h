@@ -193,8 +193,6 @@ struct pw_sim {
     size_t cap_held;
     pw_reorder_task *reorder_tasks; /* the spans the particle reorder copies (transfer.c) */
     size_t cap_reorder_tasks;
-    size_t *rest_runs;          /* where each block's run of resting particles starts   */
-    size_t cap_rest_runs;
     uint64_t *wake_keys;        /* blocks near moving snow (rest.c scratch)             */
     size_t cap_wake;
     uint64_t particle_steps, particle_steps_all; /* taken, and of stepping every one   */

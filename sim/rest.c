@@ -205,6 +205,13 @@ static void hold_stencil(const pw_grid *g, vec3 x, const int64_t b[3], const siz
     }
 }
 
+/* Block coordinates of a block key. */
+static void block_coords(uint64_t key, int64_t b[3])
+{
+    uint64_t mask = (UINT64_C(1) << PW_BLOCK_COORD_BITS) - 1;
+    for (int a = 0; a < 3; a++) b[a] = (int64_t)((key >> (a * PW_BLOCK_COORD_BITS)) & mask);
+}
+
 pw_status pw_rest_hold_nodes(pw_sim *s, pw_error *err)
 {
     pw_grid *g = &s->grid;
@@ -214,23 +221,34 @@ pw_status pw_rest_hold_nodes(pw_sim *s, pw_error *err)
         return pw_fail(err, PW_ENOMEM, "sim: cannot allocate held-node flags for %zu nodes", nn);
     memset(s->held, 0, nn ? nn : 1);
     if (s->n_step == s->pt.n || g->n_blocks == 0) return PW_OK;
+    /* the stepped grid's bounds, in blocks: most resting snow (a road asleep ahead of
+     * the plow, frozen behind it) lies far outside them and is passed over without a
+     * lookup; a stencil reaches its home block and the next along each axis, and one
+     * block more is allowed for a base clamped at the domain's edge */
+    int64_t lo[3] = {INT64_MAX, INT64_MAX, INT64_MAX}, hi[3] = {-1, -1, -1};
+    for (size_t k = 0; k < g->n_blocks; k++) {
+        int64_t b[3];
+        block_coords(g->keys[k], b);
+        for (int a = 0; a < 3; a++) {
+            if (b[a] < lo[a]) lo[a] = b[a];
+            if (b[a] > hi[a]) hi[a] = b[a];
+        }
+    }
     /* the resting particles sit after the stepped ones in runs of one block (g->pkey):
-     * find the runs, then mark their stencils in parallel */
+     * each thread marks the stencils of the runs that start in its share of them */
     const pw_particles *pt = &s->pt;
-    size_t n_runs = 0;
-    for (size_t k = s->n_step; k < pt->n; k++) n_runs += k == s->n_step || g->pkey[k] != g->pkey[k - 1];
-    if (grow((void **)&s->rest_runs, &s->cap_rest_runs, n_runs + 1, sizeof *s->rest_runs))
-        return pw_fail(err, PW_ENOMEM, "sim: cannot allocate %zu resting blocks", n_runs);
-    size_t r = 0;
-    for (size_t k = s->n_step; k < pt->n; k++)
-        if (k == s->n_step || g->pkey[k] != g->pkey[k - 1]) s->rest_runs[r++] = k;
-    s->rest_runs[n_runs] = pt->n;
-    const size_t *runs = s->rest_runs;
+    const uint64_t *pkey = g->pkey;
     uint8_t *held = s->held;
-    long nr = (long)n_runs;
-#pragma omp parallel for schedule(dynamic, 64) num_threads(s->threads)
-    for (long q = 0; q < nr; q++) {
-        uint64_t key = g->pkey[runs[q]] & ~PW_RESTING_KEY;
+    long first = (long)s->n_step, n = (long)pt->n;
+#pragma omp parallel for schedule(static) num_threads(s->threads)
+    for (long k = first; k < n; k++) {
+        if (k > first && pkey[k] == pkey[k - 1]) continue; /* not a run's start */
+        uint64_t key = pkey[k] & ~PW_RESTING_KEY;
+        int64_t b[3];
+        block_coords(key, b);
+        if (b[0] + 2 < lo[0] || b[0] - 1 > hi[0] || b[1] + 2 < lo[1] || b[1] - 1 > hi[1] ||
+            b[2] + 2 < lo[2] || b[2] - 1 > hi[2])
+            continue;
         size_t near[8];
         int any = 0;
         for (int d = 0; d < 8; d++) {
@@ -238,10 +256,7 @@ pw_status pw_rest_hold_nodes(pw_sim *s, pw_error *err)
             any |= near[d] != SIZE_MAX;
         }
         if (!any) continue;
-        uint64_t mask = (UINT64_C(1) << PW_BLOCK_COORD_BITS) - 1;
-        int64_t b[3] = {(int64_t)(key & mask), (int64_t)((key >> PW_BLOCK_COORD_BITS) & mask),
-                        (int64_t)((key >> (2 * PW_BLOCK_COORD_BITS)) & mask)};
-        for (size_t p = runs[q]; p < runs[q + 1]; p++) hold_stencil(g, pt->x[p], b, near, held);
+        for (long p = k; p < n && pkey[p] == pkey[k]; p++) hold_stencil(g, pt->x[p], b, near, held);
     }
     return PW_OK;
 }

@@ -167,7 +167,6 @@ void pw_sim_destroy(pw_sim *s)
     free(s->hdiag);
     free(s->resting);
     free(s->held);
-    free(s->rest_runs);
     free(s->reorder_tasks);
     free(s->wake_keys);
     pw_grid_free(&s->grid);
