@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -432,6 +433,57 @@ static pw_status check_sbatch_option(const char *opt, pw_error *err)
     return PW_OK;
 }
 
+/* Seconds of a Slurm time limit ("minutes", "minutes:seconds", "hours:minutes:seconds",
+ * "days-hours", "days-hours:minutes", "days-hours:minutes:seconds"); -1 for no limit
+ * ("-1", "INFINITE", "UNLIMITED") or a form this does not read, which sbatch then
+ * judges itself. */
+static long slurm_time_seconds(const char *v)
+{
+    if (!strcmp(v, "-1") || !strcasecmp(v, "INFINITE") || !strcasecmp(v, "UNLIMITED"))
+        return -1;
+    long part[4] = {0}, days = 0;
+    int n = 0, has_days = 0;
+    const char *c = v;
+    if (strchr(v, '-')) {
+        char *end;
+        days = strtol(v, &end, 10);
+        if (end == v || *end != '-' || days < 0 || days > 365) return -1;
+        has_days = 1;
+        c = end + 1;
+    }
+    for (;;) {
+        char *end;
+        if (*c < '0' || *c > '9' || n == 3) return -1;
+        part[n++] = strtol(c, &end, 10);
+        if (part[n - 1] > 1000000) return -1;
+        if (*end == 0) break;
+        if (*end != ':') return -1;
+        c = end + 1;
+    }
+    if (has_days) /* days-hours[:minutes[:seconds]] */
+        return days * 86400 + part[0] * 3600 + part[1] * 60 + part[2];
+    if (n == 1) return part[0] * 60;
+    if (n == 2) return part[0] * 60 + part[1];
+    return part[0] * 3600 + part[1] * 60 + part[2];
+}
+
+/* Slurm sends the simulation's warning sim_warning seconds before the time limit: a
+ * limit no longer than that warns the job as it starts, so every run would be told to
+ * stop before it had simulated a frame. */
+static pw_status check_time_limit(const pw_submit_request *rq, pw_error *err)
+{
+    for (int k = 0; k < rq->n_sbatch; k++) {
+        if (strncmp(rq->sbatch[k], "--time=", 7) != 0) continue;
+        long limit = slurm_time_seconds(rq->sbatch[k] + 7);
+        if (limit >= 0 && limit <= rq->sim_warning)
+            return pw_fail(err, PW_EINVAL,
+                           "submit: --sbatch '%s': the time limit (%ld s) must be longer than "
+                           "the simulation's warning before it (--sim-warning %d s)",
+                           rq->sbatch[k], limit, rq->sim_warning);
+    }
+    return PW_OK;
+}
+
 static pw_status check_request(const pw_submit_request *rq, pw_error *err)
 {
     if (!rq->scene_path || !rq->scene_path[0])
@@ -461,6 +513,8 @@ static pw_status check_request(const pw_submit_request *rq, pw_error *err)
         pw_status rc = check_sbatch_option(rq->sbatch[k], err);
         if (rc != PW_OK) return rc;
     }
+    pw_status rc = check_time_limit(rq, err);
+    if (rc != PW_OK) return rc;
     return check_sbatch_path("the working directory", rq->work_dir, err);
 }
 

@@ -9,7 +9,9 @@
 # real limit would trigger); this test sends that very signal to the job's batch shell
 # itself (`scancel --signal=USR1 --batch`, exactly whom B: signals) once each run of the
 # job has written 3 frames: an effective limit of about 3-4 frames for a 12-frame shot,
-# so the simulation must go through at least 3 runs. Everything after the signal is the
+# so the simulation must go through at least 3 runs. The jobs' real limit (--time=30,
+# minutes) puts Slurm's own warning 20 minutes in, long after the test: a limit within
+# the warning would signal each run as it starts (powder submit refuses one). Everything after the signal is the
 # product's: powder finishes its frame and checkpoints, the job submits its continuation
 # (afterany on itself), which resumes.
 #
@@ -59,7 +61,7 @@ EOF
 "$powder" sim drop.json --output local --threads 1 --quiet || die "local powder sim failed"
 
 t0=$(date +%s.%N)
-ids=$("$powder" submit drop.json --output farm --chunk 3 --threads 1 --sbatch --time=10 \
+ids=$("$powder" submit drop.json --output farm --chunk 3 --threads 1 --sbatch --time=30 \
     --quiet) || die "powder submit failed"
 read -r -d '' sim_job render_job <<<"$ids"
 [ -n "$sim_job" ] && [ -n "$render_job" ] || die "expected two job ids, got '$ids'"

@@ -208,6 +208,24 @@ check "6.9 missing scene named" text "missing.json: cannot open"
 out=$("$powder" submit tiny.json --frames 1-2 --output 'o%1' --dry-run 2>&1)
 check "6.10 '%' doubled in Slurm patterns" \
     line "#SBATCH --output=$abs/o%%1/farm/logs/tiny.sim.0001-0002.%j.log"
+# A time limit no longer than the warning would warn every run as it starts; Slurm's
+# forms: minutes, minutes:seconds, hours:minutes:seconds, days-hours[:minutes].
+for case in 10=600 5:00=300 0:10:00=600 0-0:10=600; do
+    lim=${case%=*}
+    out=$("$powder" submit tiny.json --sbatch --time=$lim --dry-run 2>&1)
+    st=$?
+    check "6.12 --time=$lim refused with exit 2" status 2
+    check "6.13 --time=$lim: its ${case#*=} s and the warning named" \
+        text "the time limit (${case#*=} s) must be longer than the simulation's warning"
+done
+for lim in 11 0:10:01 1-0 UNLIMITED; do
+    out=$("$powder" submit tiny.json --sbatch --time=$lim --dry-run 2>&1)
+    st=$?
+    check "6.14 --time=$lim accepted" status 0
+done
+out=$("$powder" submit tiny.json --sbatch --time=2 --sim-warning 60 --dry-run 2>&1)
+st=$?
+check "6.15 --time=2 with --sim-warning 60 accepted" status 0
 out=$("$powder" submit --help)
 check "6.11 help" text "usage: powder submit scene.json"
 
