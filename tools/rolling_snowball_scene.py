@@ -59,6 +59,7 @@ DEFAULTS = dict(
     hill_sticky=0,
     rest=0,                # 1: resting snow sleeps (sim.rest, the shipped snowplow's values);
                            # off in the shipped scenes: sim/docs/rolling-snowball.md
+    rest_wake=0.1,         # [m/s] sim.rest.wake_speed when rest=1
     comment="",            # the scene's comment; empty: the particle estimate         # 1: the field's base is frozen to the hill
 )
 
@@ -130,7 +131,7 @@ def build(p):
             "dt_max": p["dt_max"],
             "domain": domain,
             "max_particles": 1e7,
-            **({"rest": {"speed": 0.02, "sleep_steps": 50, "wake_speed": 0.1}}
+            **({"rest": {"speed": 0.02, "sleep_steps": 50, "wake_speed": p["rest_wake"]}}
                if p["rest"] else {}),
             "materials": {
                 "fresh": {"rho0": p["field_rho0"], "E0": p["field_E0"], "rho_max": p["rho_max"],
