@@ -469,7 +469,8 @@ static long slurm_time_seconds(const char *v)
 
 /* Slurm sends the simulation's warning sim_warning seconds before the time limit: a
  * limit no longer than that warns the job as it starts, so every run would be told to
- * stop before it had simulated a frame. */
+ * stop before it had simulated a frame. Only a submission with a simulation job is
+ * checked: render tasks get no warning. */
 static pw_status check_time_limit(const pw_submit_request *rq, pw_error *err)
 {
     for (int k = 0; k < rq->n_sbatch; k++) {
@@ -513,8 +514,6 @@ static pw_status check_request(const pw_submit_request *rq, pw_error *err)
         pw_status rc = check_sbatch_option(rq->sbatch[k], err);
         if (rc != PW_OK) return rc;
     }
-    pw_status rc = check_time_limit(rq, err);
-    if (rc != PW_OK) return rc;
     return check_sbatch_path("the working directory", rq->work_dir, err);
 }
 
@@ -579,6 +578,7 @@ pw_submit_plan *pw_submit_plan_create(const pw_submit_request *rq, pw_error *err
         rc = pw_fail(err, PW_ENOMEM, "submit: out of memory");
     if (rc == PW_OK) rc = farm_paths(p, &abs_rq, err);
     if (rc == PW_OK) rc = survey(p, rq, err);
+    if (rc == PW_OK && p->sum.sim_needed) rc = check_time_limit(rq, err);
     if (rc == PW_OK && p->sum.sim_needed && !(p->script[PW_SUBMIT_SIM] = sim_script(p, &abs_rq)))
         rc = pw_fail(err, PW_ENOMEM, "submit: out of memory");
     if (rc == PW_OK && p->sum.slices_pending &&

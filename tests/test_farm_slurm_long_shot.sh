@@ -9,11 +9,11 @@
 # real limit would trigger); this test sends that very signal to the job's batch shell
 # itself (`scancel --signal=USR1 --batch`, exactly whom B: signals) once each run of the
 # job has written 3 frames: an effective limit of about 3-4 frames for a 12-frame shot,
-# so the simulation must go through at least 3 runs. The jobs' real limit (--time=30,
-# minutes) puts Slurm's own warning 20 minutes in, long after the test: a limit within
-# the warning would signal each run as it starts (powder submit refuses one). Everything after the signal is the
+# so the simulation must go through at least 3 runs. Everything after the signal is the
 # product's: powder finishes its frame and checkpoints, the job submits its continuation
-# (afterany on itself), which resumes.
+# (afterany on itself), which resumes. The jobs' real limit (--time=30, minutes) puts
+# Slurm's own warning 20 minutes in, long after the test; a limit within the warning
+# would signal each run as it starts (powder submit refuses one).
 #
 # Overlap: the render array is submitted held and the simulation job releases each
 # task (slices of 3 frames) once its frames are simulated; the first render task must

@@ -226,6 +226,9 @@ done
 out=$("$powder" submit tiny.json --sbatch --time=2 --sim-warning 60 --dry-run 2>&1)
 st=$?
 check "6.15 --time=2 with --sim-warning 60 accepted" status 0
+out=$("$powder" submit tiny.json --frames 1-4 --render-only --sbatch --time=5 --dry-run 2>&1)
+st=$?
+check "6.16 --time=5 with --render-only (no simulation job) accepted" status 0
 out=$("$powder" submit --help)
 check "6.11 help" text "usage: powder submit scene.json"
 
