@@ -288,7 +288,8 @@ pw_status pw_shot_simulate(const pw_scene *sc, int last_frame, const pw_shot_opt
         if ((rc = pw_sim_save(sim, path, resume_from, sc->sim_hash, err)) != PW_OK) goto done;
         pw_sim_stats st;
         pw_sim_get_stats(sim, &st);
-        pw_shot_log(o, "sim: frame %d: %zu particles seeded -> %s", resume_from, st.particles, path);
+        pw_shot_log(o, "sim: frame %d: %zu particles seeded -> %s", resume_from, st.particles,
+                    path);
         (*n_done)++;
         units += 1;
     }
@@ -329,9 +330,10 @@ pw_status pw_shot_simulate(const pw_scene *sc, int last_frame, const pw_shot_opt
         uint64_t solves = after.cr_solves - before.cr_solves;
         double cr_frame = solves ? (double)(after.cr_iterations_total -
                                             before.cr_iterations_total) / (double)solves : 0;
-        pw_shot_log(o, "sim: frame %d: %llu steps, CR %.1f it/step, max |v| %.2f m/s%s, %.1f s -> %s",
-                 f, (unsigned long long)(after.steps - before.steps), cr_frame,
-                 after.max_speed, resting, pw_now() - t_begin, path);
+        pw_shot_log(o,
+                    "sim: frame %d: %llu steps, CR %.1f it/step, max |v| %.2f m/s%s, %.1f s -> %s",
+                    f, (unsigned long long)(after.steps - before.steps), cr_frame,
+                    after.max_speed, resting, pw_now() - t_begin, path);
         (*n_done)++;
         units += 1;
         if (o->progress) pw_progress_update(o->progress, units, "sim");
