@@ -20,7 +20,8 @@ static const char *const keys_material[] = {
     "Jp_floor",    NULL};
 static const char *const keys_body[] = {"material", "shapes",             "subtract",
                                         "velocity", "angular_velocity",   "particles_per_cell",
-                                        "seed",     "layers",             NULL};
+                                        "seed",     "layers",             "settled",
+                                        NULL};
 /* A layer's own numbers: the per-particle ones (the shell and the noise stay the body
  * material's, applied to every layer alike). */
 static const char *const keys_layer[] = {"thickness", "blend",  "E0",     "nu",
@@ -283,6 +284,12 @@ static pw_status parse_body(const sc_ctx *c, json_t *obj, const char *path, int 
         (rc = sc_int(c, obj, path, "seed", 0, index, 0, INT64_MAX, "the seed", &seed)) ||
         (rc = parse_layers(c, obj, path, &s->materials[s->body_material[index]], b)) != PW_OK)
         return rc;
+    /* (read only where given: its default written in would change the hash of every
+     * scene, and existing caches would no longer match theirs) */
+    if (json_object_get(obj, "settled") &&
+        (rc = sc_bool(c, obj, path, "settled", 0, &b->settled)) != PW_OK)
+        return rc;
+    b->gravity = s->sim.gravity;
     b->seed = (uint64_t)seed;
     b->particles_per_cell = (double)ppc;
     for (int k = 0; k < b->n_add; k++) {

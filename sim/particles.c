@@ -16,7 +16,7 @@ const pw_particle_field pw_particle_fields[] = {
     {"v", PW_F64, 3, PT(v), SD(v), 0, 0},
     {"m", PW_F64, 1, PT(m), SD(m), 0, 0},
     {"V0", PW_F64, 1, PT(V0), PW_NOT_SEEDED, 0, 0},
-    {"Fe", PW_F64, 9, PT(Fe), PW_NOT_SEEDED, 0, 0},
+    {"Fe", PW_F64, 9, PT(Fe), SD(Fe), 0, 0},
     {"Fp", PW_F64, 9, PT(Fp), PW_NOT_SEEDED, 0, 0},
     {"C", PW_F64, 9, PT(C), PW_NOT_SEEDED, 1, 0},
     {"mu0", PW_F64, 1, PT(mu0), SD(mu0), 0, 0},
@@ -29,7 +29,7 @@ const pw_particle_field pw_particle_fields[] = {
     {"id", PW_U32, 1, PT(id), PW_NOT_SEEDED, 0, 0},
     {"Jp_floor", PW_F64, 1, PT(Jp_floor), SD(Jp_floor), 0, 1},
     /* steps at rest in a row (resting snow, rest.c); a checkpoint without it wakes all */
-    {"rest", PW_U32, 1, PT(rest), PW_NOT_SEEDED, 2, 1},
+    {"rest", PW_U32, 1, PT(rest), SD(rest), 2, 1},
     /* the seeded layer (seed.h), for measures; held once a layered body is added */
     {"layer", PW_U32, 1, PT(layer), SD(layer), 3, 1},
 };

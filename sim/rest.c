@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "mpm_internal.h"
+#include "seed.h"
 
 /* The rest counter: steps at rest in a row in the low bits (saturating: this many is
  * long enough for any sleep_steps), and a bit set once the particle has slept, i.e. has
@@ -14,6 +15,7 @@
 #define REST_SATURATED 0x40000000u
 #define REST_SETTLED 0x80000000u
 #define REST_COUNT(r) ((r) & ~REST_SETTLED)
+_Static_assert(PW_REST_SEEDED == (REST_SATURATED | REST_SETTLED), "seed.h's settled counter");
 
 /* what pw_rest_decide makes of a particle (s->resting): stepped, resting (wakes when
  * reached), or frozen outside a region that freezes (nothing wakes it) */
@@ -116,7 +118,8 @@ pw_status pw_rest_decide(pw_sim *s, double t_next, pw_error *err)
         pt->rest[p] = count | settled;
         /* outside the region: settled snow rests as soon as it is slow, or at once when
          * the region freezes (the region is asked only where its answer decides) */
-        cand[p] = count >= sleep;
+        cand[p] = count >= sleep && pt->V0[p] > 0; /* (a seeded settled particle steps once,
+                                                       for its volume: step 2 of the paper) */
         if (s->p.has_region && settled && (freezes || (count >= 1 && !cand[p])) &&
             pw_shape_sdf_posed(&s->p.region, &region, &pt->x[p], NULL) > 0)
             cand[p] = freezes ? FROZEN : RESTS;

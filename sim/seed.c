@@ -486,6 +486,104 @@ static particle_values layered_values(const pw_body_desc *b, const particle_site
     return values_at(at, at->body);
 }
 
+/* ---- settled snow ------------------------------------------------------------- */
+
+/* The values body b gives a particle at x, depth d below its top (layers, shell, noise). */
+static particle_values values_at_depth(const pw_body_desc *b, const pw_material *mat,
+                                       const seed_shape *add, const seed_shape *sub, vec3 x,
+                                       double d)
+{
+    const particle_site at = {mat, b->seed, x, -body_phi(add, b->n_add, sub, b->n_subtract, x)};
+    uint32_t label;
+    return b->n_layers > 0 ? layered_values(b, &at, d, &label) : values_at(&at, mat);
+}
+
+/* Fe of snow lying still under its own weight (body.settled), for a particle at x, depth
+ * d below the body's top, with Lame parameters mu, lambda. The infinite-slope state:
+ * where the top surface has the upward normal n, the plane through x parallel to it
+ * carries the column above, t = rho_col d (n . y) g per unit of its area (rho_col d: the
+ * column's mass per horizontal area, integrated over its layers; n . y: a tilted plane's
+ * area per horizontal area). So sigma n = t, and the stress in the planes parallel to
+ * the top is left zero: sigma = (t . n) n n^T + s n^T + n s^T, s = t - (t . n) n. That
+ * state satisfies div sigma + rho g = 0 and leaves a field's vertical sides free of
+ * traction, so a box of snow on flat ground is in equilibrium to its edges (the laterally
+ * confined state, sigma_xx = nu / (1 - nu) sigma_yy, would push its sides out).
+ * Fe = I + eps, the linear strain of sigma: eps = ((1 + nu) sigma - nu tr(sigma) I) / E.
+ * The strains are small (1e-3 for the paper's fields), where the fixed-corotated stress
+ * is the linear one to their square. */
+/* The top of the body's column through (x.x, x.z) above height x.y, in *y_top; 0 when
+ * that point is outside the body. */
+static int column_top(const pw_body_desc *b, const seed_shape *add, const seed_shape *sub,
+                      vec3 x, double y_box, double h, double *y_top)
+{
+    double phi = body_phi(add, b->n_add, sub, b->n_subtract, x);
+    if (!(phi < 0)) return 0;
+    *y_top = x.y + depth_below_top(add, b->n_add, sub, b->n_subtract, x, phi, y_box, h);
+    return 1;
+}
+
+static pw_status settled_Fe(const pw_body_desc *b, const pw_material *mat, const seed_shape *add,
+                            const seed_shape *sub, vec3 x, double d, double y_box, double h,
+                            const particle_values *pv, mat3 *Fe, pw_error *err)
+{
+    vec3 top = v3(x.x, x.y + d, x.z);
+    /* the top's slope from the tops of the columns h/4 to either side (one side where the
+     * other leaves the body: the gradient of phi would tilt beside a side face) */
+    double e = h / 4, slope[2] = {0, 0};
+    for (int a = 0; a < 2; a++) {
+        vec3 lo = x, hi = x;
+        if (a == 0) lo.x -= e, hi.x += e;
+        else lo.z -= e, hi.z += e;
+        double y_lo, y_hi;
+        int in_lo = column_top(b, add, sub, lo, y_box, h, &y_lo);
+        int in_hi = column_top(b, add, sub, hi, y_box, h, &y_hi);
+        if (in_lo && in_hi) slope[a] = (y_hi - y_lo) / (2 * e);
+        else if (in_hi) slope[a] = (y_hi - top.y) / e;
+        else if (in_lo) slope[a] = (top.y - y_lo) / e;
+    }
+    vec3 n = v3_normalize(v3(-slope[0], 1, -slope[1]));
+    enum { SAMPLES = 8 };              /* midpoints: exact for the linear blends of layers */
+    double column = 0;                 /* [kg/m^2] */
+    for (int k = 0; k < SAMPLES; k++) {
+        double dk = (k + 0.5) / SAMPLES * d;
+        column += values_at_depth(b, mat, add, sub, v3(x.x, top.y - dk, x.z), dk).rho * d / SAMPLES;
+    }
+    vec3 t = v3_scale(b->gravity, column * n.y);
+    double tn = v3_dot(t, n), mu = pv->mu0, lambda = pv->lambda0;
+    vec3 shear = v3_madd(t, n, -tn);
+    mat3 sigma = m3_add(m3_scale(m3_outer(n, n), tn),
+                        m3_add(m3_outer(shear, n), m3_outer(n, shear)));
+    double E = mu * (3 * lambda + 2 * mu) / (lambda + mu), nu = lambda / (2 * (lambda + mu));
+    mat3 eps = m3_scale(m3_sub(m3_scale(sigma, 1 + nu), m3_scale(m3_identity(), nu * m3_trace(sigma))),
+                        1.0 / E);
+    *Fe = m3_add(m3_identity(), eps);
+    mat3 U, V;
+    vec3 s;
+    m3_svd(*Fe, &U, &s, &V);
+    double lo = fmin(s.x, fmin(s.y, s.z)), hi = fmax(s.x, fmax(s.y, s.z));
+    if (lo < 1 - pv->theta_c || hi > 1 + pv->theta_s)
+        return pw_fail(err, PW_EINVAL,
+                       "snow body: settled: %.3g m below its top the snow's own weight strains it "
+                       "by %.3g, beyond theta_c = %g or theta_s = %g: it would compact plastically, "
+                       "which a settled seed does not model (make it shallower or stiffer)",
+                       d, fmax(1 - lo, hi - 1), pv->theta_c, pv->theta_s);
+    return PW_OK;
+}
+
+static pw_status check_settled(const pw_body_desc *b, pw_error *err)
+{
+    if (!b->settled) return PW_OK;
+    if (!(b->gravity.y < 0 && b->gravity.x == 0 && b->gravity.z == 0))
+        return pw_fail(err, PW_EINVAL, "snow body: settled needs gravity straight down (0, -g, 0): "
+                       "depth is measured straight up (gravity is (%g, %g, %g))",
+                       b->gravity.x, b->gravity.y, b->gravity.z);
+    double w2 = v3_length2(b->velocity) + v3_length2(b->angular_velocity);
+    if (w2 > 0)
+        return pw_fail(err, PW_EINVAL, "snow body: settled snow lies still: it cannot have a "
+                       "velocity or angular_velocity");
+    return PW_OK;
+}
+
 pw_status pw_layers_check(const pw_body_desc *b, const pw_material *mat, int *layer,
                           const char **key, double *value, char *why, size_t why_size)
 {
@@ -546,9 +644,10 @@ static pw_status check_layers(const pw_body_desc *b, const pw_material *mat, pw_
     return pw_fail(err, PW_EINVAL, "snow body: layers[%d].%s = %g: %s", layer, key, value, why);
 }
 
-/* Appends one particle with the given values and label. */
+/* Appends one particle with the given values, label, Fe and rest counter. */
 static pw_status append_values(pw_seeded *out, vec3 x, vec3 v, double m,
-                               const particle_values *pv, uint32_t label, pw_error *err)
+                               const particle_values *pv, uint32_t label, mat3 Fe, uint32_t rest,
+                               pw_error *err)
 {
     pw_status rc = seeded_reserve(out, out->n + 1, err);
     if (rc != PW_OK) return rc;
@@ -565,6 +664,8 @@ static pw_status append_values(pw_seeded *out, vec3 x, vec3 v, double m,
     out->Jp_max[p] = pv->Jp_max;
     out->Jp_floor[p] = pv->Jp_floor;
     out->layer[p] = label;
+    out->Fe[p] = Fe;
+    out->rest[p] = rest;
     return PW_OK;
 }
 
@@ -574,6 +675,7 @@ pw_status pw_seed_body(const pw_body_desc *b, const pw_material *mat, double h, 
     pw_status rc = check_body(b, h, err);
     if (rc == PW_OK) rc = check_material(mat, err);
     if (rc == PW_OK) rc = check_layers(b, mat, err);
+    if (rc == PW_OK) rc = check_settled(b, err);
     if (rc != PW_OK) return rc;
     seed_shape add[PW_BODY_MAX_SHAPES], sub[PW_BODY_MAX_SHAPES];
     if ((rc = prepare_shapes(b->add, b->n_add, h, add, err)) != PW_OK) return rc;
@@ -619,15 +721,22 @@ pw_status pw_seed_body(const pw_body_desc *b, const pw_material *mat, double h, 
                      * below */
                     const particle_site at = {mat, b->seed, x, -phi};
                     uint32_t label = 0;
-                    particle_values pv =
-                        b->n_layers > 0
-                            ? layered_values(b, &at,
-                                             depth_below_top(add, b->n_add, sub, b->n_subtract,
-                                                             x, phi, hi.y, h),
-                                             &label)
-                            : values_at(&at, mat);
+                    double depth = b->n_layers > 0 || b->settled
+                                       ? depth_below_top(add, b->n_add, sub, b->n_subtract, x,
+                                                         phi, hi.y, h)
+                                       : 0;
+                    particle_values pv = b->n_layers > 0 ? layered_values(b, &at, depth, &label)
+                                                         : values_at(&at, mat);
+                    mat3 Fe = m3_identity();
+                    if (b->settled &&
+                        (rc = settled_Fe(b, mat, add, sub, x, depth, hi.y, h, &pv, &Fe, err)) !=
+                            PW_OK) {
+                        out->n = first;
+                        goto done;
+                    }
                     if ((rc = append_values(out, x, v3_zero(), pv.rho * h * h * h / nppc, &pv,
-                                            label, err)) != PW_OK) {
+                                            label, Fe, b->settled ? PW_REST_SEEDED : 0, err)) !=
+                        PW_OK) {
                         out->n = first;
                         goto done;
                     }
@@ -655,7 +764,7 @@ pw_status pw_seeded_append(pw_seeded *out, vec3 x, vec3 v, double m, double E, d
                            const pw_material *mat, pw_error *err)
 {
     particle_values pv = values_of(mat, E, rho);
-    return append_values(out, x, v, m, &pv, 0, err);
+    return append_values(out, x, v, m, &pv, 0, m3_identity(), 0, err);
 }
 
 void pw_seeded_free(pw_seeded *s)

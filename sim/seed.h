@@ -106,6 +106,11 @@ typedef struct {
     uint64_t seed;
     pw_layer layers[PW_BODY_MAX_LAYERS]; /* from the top down; none = one material */
     int n_layers;
+    /* settled: the snow is seeded as it lies still under its own weight (gravity, straight
+     * down -y): each particle's Fe carries the weight of the column above it, and it starts
+     * asleep where resting snow is on (sim/docs/settled-seed.md) */
+    int settled;
+    vec3 gravity;           /* [m/s^2] the scene's, for settled */
 } pw_body_desc;
 
 /* Checks the layers of b over the body material mat: each layer's material
@@ -116,6 +121,10 @@ typedef struct {
  * "blend", or a material key), its value in *value and the rule in why. */
 pw_status pw_layers_check(const pw_body_desc *b, const pw_material *mat, int *layer,
                           const char **key, double *value, char *why, size_t why_size);
+
+/* The rest counter (rest.c) of a settled body's particle: at rest long enough to sleep,
+ * and settled under its own weight. */
+#define PW_REST_SEEDED 0xC0000000u
 
 /* Per-particle initial state produced by seeding (arrays of n); the solver's field
  * table (particles.c) says which of its fields each array supplies. */
@@ -129,6 +138,8 @@ typedef struct pw_seeded {
     double *Jp_floor; /* least J_P plastic compaction reaches (0 = none); NULL: all 0 */
     uint32_t *layer;  /* 1 + the index of the layer whose values weigh most (1 = the top
                          layer), 0 = the body's own material; NULL: all 0 */
+    mat3 *Fe;         /* elastic deformation: identity, or a settled body's */
+    uint32_t *rest;   /* 0, or PW_REST_SEEDED for a settled body's particles */
     int layered;      /* 1 when a body with layers was seeded: the solver then holds and
                          saves `layer` (else the caches keep their bytes)            */
 } pw_seeded;

@@ -267,6 +267,8 @@ static const error_case cases[] = {
      {"sim.bodies[0].layers[0].blend = 0.01: xi and Jp_min blend", "e^786.975 inside the blend"}},
     {"12.8", BODY, BODY " \"layers\": {\"thickness\": 0.02},",
      {"sim.bodies[0].layers: ", "array"}},
+    {"12.9", BODY, BODY " \"settled\": 1,",
+     {"scene.json: sim.bodies[0].settled: ", "true or false"}},
     /* 13. mesh sequences (deforming colliders) */
     {"13.1", SIM, "\"colliders\": [{\"shape\": {\"type\": \"mesh\", \"path\": \"walk.####.obj\", "
                   "\"sequence\": {\"first\": 1, \"last\": 3}}}], " SIM,
