@@ -31,10 +31,10 @@ PRESETS = {
     # resting snow waking at 0.03 m/s: the preview's gathered mass within 0.9 % of the
     # awake run's (sim/docs/rolling-snowball.md)
     "paper": dict(name="rolling_snowball", h=0.003, ppc=8, field_half_width=0.25,
-                  field_length=0.9, end_frame=29, rest=1, rest_wake=0.03,
+                  field_length=0.9, end_frame=29, rest=1, rest_wake=0.03, settled=1,
                   comment="Rolling snowball (Stomakhin et al. 2013, Fig. 1) at Table 3's count "
-                  "(7.2e6): 7256476 particles, h 0.003 m, grid 351x219x233, the field resting "
-                  "(waking at 0.03 m/s). See README for its state. Written by "
+                  "(7.2e6): 7256476 particles, h 0.003 m, grid 351x219x233, the field seeded "
+                  "settled and resting (waking at 0.03 m/s). See README for its state. Written by "
                   "tools/rolling_snowball_scene.py."),
     # the test's: coarse and narrow
     "test": dict(name="roll", h=0.015, ppc=8, field_half_width=0.08,
@@ -63,6 +63,7 @@ DEFAULTS = dict(
     rest=0,                # 1: resting snow sleeps (sim.rest, the shipped snowplow's values);
                            # off in the shipped scenes: sim/docs/rolling-snowball.md
     rest_wake=0.1,         # [m/s] sim.rest.wake_speed when rest=1
+    settled=0,             # 1: the field is seeded settled under its weight, asleep at once
     comment="",            # the scene's comment; empty: the particle estimate         # 1: the field's base is frozen to the hill
 )
 
@@ -149,7 +150,8 @@ def build(p):
                  "velocity": r6([v0 * u[0], v0 * u[1], 0.0]),
                  "angular_velocity": [0, 0, r6(-v0 / r_roll)]},
                 {"material": "fresh", "particles_per_cell": p["ppc"], "seed": 2,
-                 "shapes": [field], "subtract": [dict(ball)]},
+                 "shapes": [field], "subtract": [dict(ball)],
+                 **({"settled": True} if p["settled"] else {})},
             ],
             "colliders": [
                 {"shape": hill, "friction": p["hill_friction"], "sticky": bool(p["hill_sticky"])},
