@@ -498,19 +498,6 @@ static particle_values values_at_depth(const pw_body_desc *b, const pw_material 
     return b->n_layers > 0 ? layered_values(b, &at, d, &label) : values_at(&at, mat);
 }
 
-/* Fe of snow lying still under its own weight (body.settled), for a particle at x, depth
- * d below the body's top, with Lame parameters mu, lambda. The infinite-slope state:
- * where the top surface has the upward normal n, the plane through x parallel to it
- * carries the column above, t = rho_col d (n . y) g per unit of its area (rho_col d: the
- * column's mass per horizontal area, integrated over its layers; n . y: a tilted plane's
- * area per horizontal area). So sigma n = t, and the stress in the planes parallel to
- * the top is left zero: sigma = (t . n) n n^T + s n^T + n s^T, s = t - (t . n) n. That
- * state satisfies div sigma + rho g = 0 and leaves a field's vertical sides free of
- * traction, so a box of snow on flat ground is in equilibrium to its edges (the laterally
- * confined state, sigma_xx = nu / (1 - nu) sigma_yy, would push its sides out).
- * Fe = I + eps, the linear strain of sigma: eps = ((1 + nu) sigma - nu tr(sigma) I) / E.
- * The strains are small (1e-3 for the paper's fields), where the fixed-corotated stress
- * is the linear one to their square. */
 /* The top of the body's column through (x.x, x.z) above height x.y, in *y_top; 0 when
  * that point is outside the body. */
 static int column_top(const pw_body_desc *b, const seed_shape *add, const seed_shape *sub,
@@ -522,6 +509,19 @@ static int column_top(const pw_body_desc *b, const seed_shape *add, const seed_s
     return 1;
 }
 
+/* Fe of snow lying still under its own weight (body.settled), for a particle at x, depth
+ * d below the body's top (y_box: the top of its bounding box), with values pv. The infinite-slope state:
+ * where the top surface has the upward normal n, the plane through x parallel to it
+ * carries the column above, t = rho_col d (n . y) g per unit of its area (rho_col d: the
+ * column's mass per horizontal area, integrated over its layers; n . y: a tilted plane's
+ * area per horizontal area). So sigma n = t, and the stress in the planes parallel to
+ * the top is left zero: sigma = (t . n) n n^T + s n^T + n s^T, s = t - (t . n) n. That
+ * state satisfies div sigma + rho g = 0 and leaves a field's vertical sides free of
+ * traction, so a box of snow on flat ground is in equilibrium to its edges (the laterally
+ * confined state, sigma_xx = nu / (1 - nu) sigma_yy, would push its sides out).
+ * Fe = I + eps, the linear strain of sigma: eps = ((1 + nu) sigma - nu tr(sigma) I) / E.
+ * The strains are small (1e-3 for the paper's fields), where the fixed-corotated stress
+ * is the linear one to their square. */
 static pw_status settled_Fe(const pw_body_desc *b, const pw_material *mat, const seed_shape *add,
                             const seed_shape *sub, vec3 x, double d, double y_box, double h,
                             const particle_values *pv, mat3 *Fe, pw_error *err)
