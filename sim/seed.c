@@ -510,8 +510,9 @@ static int column_top(const pw_body_desc *b, const seed_shape *add, const seed_s
 }
 
 /* Fe of snow lying still under its own weight (body.settled), for a particle at x, depth
- * d below the body's top (y_box: the top of its bounding box), with values pv. The infinite-slope state:
- * where the top surface has the upward normal n, the plane through x parallel to it
+ * d below the body's top (y_box: the top of its bounding box), with values pv. The
+ * infinite-slope state: where the top surface has the upward normal n, the plane through
+ * x parallel to it
  * carries the column above, t = rho_col d (n . y) g per unit of its area (rho_col d: the
  * column's mass per horizontal area, integrated over its layers; n . y: a tilted plane's
  * area per horizontal area). So sigma n = t, and the stress in the planes parallel to
@@ -554,8 +555,8 @@ static pw_status settled_Fe(const pw_body_desc *b, const pw_material *mat, const
     mat3 sigma = m3_add(m3_scale(m3_outer(n, n), tn),
                         m3_add(m3_outer(shear, n), m3_outer(n, shear)));
     double E = mu * (3 * lambda + 2 * mu) / (lambda + mu), nu = lambda / (2 * (lambda + mu));
-    mat3 eps = m3_scale(m3_sub(m3_scale(sigma, 1 + nu), m3_scale(m3_identity(), nu * m3_trace(sigma))),
-                        1.0 / E);
+    mat3 volumetric = m3_scale(m3_identity(), nu * m3_trace(sigma));
+    mat3 eps = m3_scale(m3_sub(m3_scale(sigma, 1 + nu), volumetric), 1.0 / E);
     *Fe = m3_add(m3_identity(), eps);
     mat3 U, V;
     vec3 s;
@@ -563,9 +564,10 @@ static pw_status settled_Fe(const pw_body_desc *b, const pw_material *mat, const
     double lo = fmin(s.x, fmin(s.y, s.z)), hi = fmax(s.x, fmax(s.y, s.z));
     if (lo < 1 - pv->theta_c || hi > 1 + pv->theta_s)
         return pw_fail(err, PW_EINVAL,
-                       "snow body: settled: %.3g m below its top the snow's own weight strains it "
-                       "by %.3g, beyond theta_c = %g or theta_s = %g: it would compact plastically, "
-                       "which a settled seed does not model (make it shallower or stiffer)",
+                       "snow body: settled: %.3g m below its top the snow's own weight "
+                       "strains it by %.3g, beyond theta_c = %g or theta_s = %g: it would "
+                       "compact plastically, which a settled seed does not model (make it "
+                       "shallower or stiffer)",
                        d, fmax(1 - lo, hi - 1), pv->theta_c, pv->theta_s);
     return PW_OK;
 }

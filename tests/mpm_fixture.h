@@ -112,6 +112,17 @@ static inline void fixture_params(pw_sim_params *p, double h, vec3 lo, vec3 hi)
     p->gravity = v3_zero();
 }
 
+/* A floor at y = 0 with Coulomb friction mu: the ground most solver tests stand on. */
+static inline pw_status fixture_ground(pw_sim *s, double mu, pw_error *err)
+{
+    pw_collider_desc ground = {0};
+    pw_shape_init(&ground.shape, PW_SHAPE_HALFSPACE);
+    ground.shape.center = v3(0, 0, 0);
+    ground.shape.normal = v3(0, 1, 0);
+    ground.friction = mu;
+    return pw_sim_add_collider(s, &ground, err);
+}
+
 static inline int fixture_sanitized(void) { return getenv("POWDER_SANITIZED") != NULL; }
 
 #endif

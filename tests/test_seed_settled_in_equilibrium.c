@@ -5,7 +5,8 @@
  *    stress, from its seeded Fe by the fixed-corotated law, is the lithostatic state:
  *    sigma_yy = -rho g d at depth d below the top, to 1 % of rho g H plus 0.5 %, and no
  *    stress in the horizontal planes (sigma_xx = sigma_zz = 0, no shear) to 1 % of rho g H:
- *    the state that leaves the field's sides free. The field's mass is unchanged by the seed (Fe does not touch m).
+ *    the state that leaves the field's sides free. The field's mass is unchanged by the
+ *    seed (Fe does not touch m).
  * 2. A field on a 20 degree slope (the box rotated about z): on the plane parallel to its
  *    top through each particle whose column rises to the top face, the traction is the
  *    column's weight per unit of that plane, sigma n = rho d (n . y) g, shear included,
@@ -78,7 +79,8 @@ static void flat_field(void)
         worst_s = fmax(worst_s, fmax(fabs(s.m[0][1]), fmax(fabs(s.m[1][2]), fabs(s.m[0][2]))) /
                                     (0.01 * rgH));
     }
-    printf("flat: %zu particles; worst error / tolerance: sigma_yy %.3f, lateral %.3f, shear %.3f\n",
+    printf("flat: %zu particles; worst error / tolerance: sigma_yy %.3f, lateral %.3f, "
+           "shear %.3f\n",
            out.n, worst_v, worst_l, worst_s);
     CHECK(out.n > 1000, "particles %zu", out.n);
     CHECK(worst_v <= 1, "sigma_yy off the lithostatic stress (%.3f of the tolerance)", worst_v);
@@ -148,11 +150,7 @@ static pw_sim *field_on_ground(int settled, int rest)
     pw_sim *s = pw_sim_create(&p, &err);
     CHECK(s != NULL, "create: %s", err.msg);
     if (!s) return NULL;
-    pw_collider_desc ground = {0};
-    pw_shape_init(&ground.shape, PW_SHAPE_HALFSPACE);
-    ground.shape.normal = v3(0, 1, 0);
-    ground.friction = 0.5;
-    CHECK(pw_sim_add_collider(s, &ground, &err) == PW_OK, "ground: %s", err.msg);
+    CHECK(fixture_ground(s, 0.5, &err) == PW_OK, "ground: %s", err.msg);
     pw_material mat;
     pw_material_default(&mat);
     pw_body_desc b = field_body(v3(0, 0.06, 0), v3(0.2, 0.06, 0.1), 0, settled);
@@ -199,7 +197,8 @@ static void stays_put(void)
         pw_error err = {0};
         double worst = 0;
         for (int k = 1; k <= 6; k++) { /* the largest excursion over the run */
-            CHECK(pw_sim_advance_to(s, 0.05 * k, NULL, NULL, &err) == PW_OK, "advance: %s", err.msg);
+            CHECK(pw_sim_advance_to(s, 0.05 * k, NULL, NULL, &err) == PW_OK, "advance: %s",
+                  err.msg);
             worst = fmax(worst, moved_since(s, x0, &mean[settled]));
         }
         moved[settled] = worst;
@@ -209,8 +208,9 @@ static void stays_put(void)
     printf("awake 0.3 s on the ground: largest move %.3g h seeded unstressed, %.3g h settled; "
            "mean move at 0.3 s %.3g h and %.3g h (ratio %.2f)\n",
            moved[0] / H, moved[1] / H, mean[0] / H, mean[1] / H, mean[1] / mean[0]);
-    CHECK(mean[1] < 0.4 * mean[0], "the settled field moves %.3g h on average, the unstressed one %.3g h",
-          mean[1] / H, mean[0] / H);
+    CHECK(mean[1] < 0.4 * mean[0],
+          "the settled field moves %.3g h on average, the unstressed one %.3g h", mean[1] / H,
+          mean[0] / H);
     CHECK(moved[1] < 0.02 * H, "the settled field moves %.3g h", moved[1] / H);
 }
 
@@ -225,13 +225,13 @@ static void sleeps_at_once(void)
     CHECK(pw_sim_advance_to(s, 0.2, NULL, NULL, &err) == PW_OK, "advance: %s", err.msg);
     pw_sim_get_stats(s, &st);
     double share_one_step = 1.0 / (double)st.steps;
-    printf("rest on: %llu steps, stepped share %.4f (one step of all: %.4f), %zu stepped at the end, "
-           "moved %.3g h since step 2\n",
+    printf("rest on: %llu steps, stepped share %.4f (one step of all: %.4f), %zu stepped at "
+           "the end, moved %.3g h since step 2\n",
            (unsigned long long)st.steps, st.stepped_share, share_one_step, st.particles_stepped,
            moved_since(s, x1, NULL) / H);
     CHECK(st.particles_stepped == 0, "%zu particles stepped at the end", st.particles_stepped);
-    CHECK(st.stepped_share <= 2.0 * share_one_step, "stepped share %.4f, more than two steps' worth",
-          st.stepped_share);
+    CHECK(st.stepped_share <= 2.0 * share_one_step,
+          "stepped share %.4f, more than two steps' worth", st.stepped_share);
     double after = moved_since(s, x1, NULL);
     CHECK(after < 1e-4 * H, "sleeping snow moved %.3g h", after / H);
     free(x1);

@@ -56,12 +56,7 @@ static pw_sim *bed(int rest, int threads, double press_depth, int region)
     pw_sim *s = pw_sim_create(&p, &err);
     CHECK(s != NULL, "create: %s", err.msg);
     if (!s) return NULL;
-    pw_collider_desc ground = {0};
-    pw_shape_init(&ground.shape, PW_SHAPE_HALFSPACE);
-    ground.shape.center = v3(0, 0, 0);
-    ground.shape.normal = v3(0, 1, 0);
-    ground.friction = 0.5;
-    CHECK(pw_sim_add_collider(s, &ground, &err) == PW_OK, "ground: %s", err.msg);
+    CHECK(fixture_ground(s, 0.5, &err) == PW_OK, "ground: %s", err.msg);
     if (press_depth > 0) {
         /* a box above the bed's middle, lowered press_depth into it from t = 0.6 s */
         pw_collider_desc box = {0};

@@ -21,11 +21,7 @@ static pw_sim *make(pw_transfer transfer, double h)
     p.transfer = transfer;
     pw_sim *s = pw_sim_create(&p, &err);
     CHECK(s != NULL, "create: %s", err.msg);
-    pw_collider_desc floor = {0};
-    pw_shape_init(&floor.shape, PW_SHAPE_HALFSPACE);
-    floor.shape.normal = v3(0, 1, 0);
-    floor.friction = 0.5;
-    CHECK(pw_sim_add_collider(s, &floor, &err) == PW_OK, "collider: %s", err.msg);
+    CHECK(fixture_ground(s, 0.5, &err) == PW_OK, "collider: %s", err.msg);
     return s;
 }
 
