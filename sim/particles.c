@@ -15,7 +15,7 @@ const pw_particle_field pw_particle_fields[] = {
     {"x", PW_F64, 3, PT(x), SD(x), 0, 0},
     {"v", PW_F64, 3, PT(v), SD(v), 0, 0},
     {"m", PW_F64, 1, PT(m), SD(m), 0, 0},
-    {"V0", PW_F64, 1, PT(V0), PW_NOT_SEEDED, 0, 0},
+    {"V0", PW_F64, 1, PT(V0), SD(V0), 0, 0},
     {"Fe", PW_F64, 9, PT(Fe), SD(Fe), 0, 0},
     {"Fp", PW_F64, 9, PT(Fp), PW_NOT_SEEDED, 0, 0},
     {"C", PW_F64, 9, PT(C), PW_NOT_SEEDED, 1, 0},

@@ -118,8 +118,9 @@ pw_status pw_rest_decide(pw_sim *s, double t_next, pw_error *err)
         pt->rest[p] = count | settled;
         /* outside the region: settled snow rests as soon as it is slow, or at once when
          * the region freezes (the region is asked only where its answer decides) */
-        cand[p] = count >= sleep && pt->V0[p] > 0; /* (a seeded settled particle steps once,
-                                                       for its volume: step 2 of the paper) */
+        cand[p] = count >= sleep && pt->V0[p] > 0; /* (a particle steps once for its volume,
+                                                       step 2 of the paper, unless seeded
+                                                       with it) */
         if (s->p.has_region && settled && (freezes || (count >= 1 && !cand[p])) &&
             pw_shape_sdf_posed(&s->p.region, &region, &pt->x[p], NULL) > 0)
             cand[p] = freezes ? FROZEN : RESTS;

@@ -668,6 +668,7 @@ static pw_status append_values(pw_seeded *out, vec3 x, vec3 v, double m,
     out->layer[p] = label;
     out->Fe[p] = Fe;
     out->rest[p] = rest;
+    out->V0[p] = 0;
     return PW_OK;
 }
 
@@ -742,6 +743,12 @@ pw_status pw_seed_body(const pw_body_desc *b, const pw_material *mat, double h, 
                         out->n = first;
                         goto done;
                     }
+                    /* a settled particle's rest volume is known: its share of the cell, as
+                     * compressed by Fe. The paper's estimate from the grid's density (step 2)
+                     * is too large where the kernel smears the density across a face, and
+                     * there the seeded stress would not balance its weight: the snow woken
+                     * there moves and stays awake (sim/docs/settled-seed.md) */
+                    if (b->settled) out->V0[out->n - 1] = h * h * h / nppc / m3_det(Fe);
                 }
 
     if (b->n_layers > 0) out->layered = 1;

@@ -139,6 +139,8 @@ typedef struct pw_seeded {
     uint32_t *layer;  /* 1 + the index of the layer whose values weigh most (1 = the top
                          layer), 0 = the body's own material; NULL: all 0 */
     mat3 *Fe;         /* elastic deformation: identity, or a settled body's */
+    double *V0;       /* [m^3] rest volume, or 0: from the grid's density at the first step
+                         (the paper's step 2) */
     uint32_t *rest;   /* 0, or PW_REST_SEEDED for a settled body's particles */
     int layered;      /* 1 when a body with layers was seeded: the solver then holds and
                          saves `layer` (else the caches keep their bytes)            */

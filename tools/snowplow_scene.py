@@ -124,9 +124,8 @@ def build(p):
     comment = p["comment"] or (
         "Snowplow (Stomakhin et al. 2013, Fig. 10): a curved blade set %g deg across the "
         "road clears a lane of %g m deep snow at %g m/s; the snow it throws rises along the "
-        "blade and curls over. About %d particles. The road is seeded settled and sleeps "
-        "(sim.rest); the active region rides on the blade, the paper's translating grid. "
-        "Written by "
+        "blade and curls over. About %d particles. The road sleeps (sim.rest) and the active "
+        "region rides on the blade, the paper's translating grid. Written by "
         "tools/snowplow_scene.py." % (p["angle_deg"], d, p["speed"], n_est))
     scene = {
         "name": p["name"],
@@ -143,10 +142,7 @@ def build(p):
                                    **({"rho_max": p["rho_max"]} if p["rho_max"] > 0 else {})}},
             "bodies": [{"material": "snow", "particles_per_cell": p["ppc"], "seed": 9,
                         "shapes": [{"type": "box", "center": [0, r6(d / 2), 0],
-                                    "half_extents": r6([L / 2, d / 2, W / 2])}],
-                        # seeded as it lies under its weight: the road sleeps from the
-                        # first step instead of settling awake (sim/docs/settled-seed.md)
-                        "settled": True}],
+                                    "half_extents": r6([L / 2, d / 2, W / 2])}]}],
             "colliders": [
                 {"shape": ground, "friction": p["ground_friction"]},
                 {"shape": blade, "friction": p["blade_friction"]},
