@@ -256,7 +256,8 @@ BOX_CLONES static void volumes_home(const pw_sim *s, uint32_t home, void *ctx)
         pw_vec4 rho;
         box_gather_value(wide, &m.node[box_base(q)], q, &rho);
         /* rho_p^0 = sum_i m_i w_ip / h^3 is the density where the particle is now; a
-         * settled seed's Fe already compresses it, so its rest volume is J_E larger */
+         * particle added with an Fe other than I is compressed by it already, so its rest
+         * volume is J_E larger (settled seeds bring their V0; this keeps any other exact) */
         pt->V0[p] = pt->m[p] / (rho.x * inv_h3) / m3_det(pt->Fe[p]);
     }
 }
