@@ -50,6 +50,7 @@ int pw_scratch_fit(void **p, size_t *cap, size_t n, size_t sz)
 static void radix_sort(size_t n, uint64_t *key, uint32_t *val, uint64_t *key_tmp,
                        uint32_t *val_tmp)
 {
+    if (n == 0) return; /* (every particle resting: the arrays may not exist yet) */
     uint64_t all_or = 0, all_and = ~UINT64_C(0);
     for (size_t k = 0; k < n; k++) {
         all_or |= key[k];
