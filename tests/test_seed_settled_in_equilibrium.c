@@ -16,9 +16,10 @@
  *    measured 0.26), and none more than 0.02 h. (It does not stay exactly still: the
  *    discrete equilibrium differs from the continuum one where V0 is estimated from the
  *    density the kernel smears at the faces; sim/docs/settled-seed.md.)
- * 4. With resting snow on, the settled field steps once (its volumes, the paper's step 2)
- *    and then sleeps: at most two steps' worth of particle-steps over 200 steps, none
- *    stepped at the end, and no particle moves more than 1e-4 h after the first step.
+ * 4. With resting snow on, the settled field (its volumes seeded) sleeps from the first
+ *    step: at most two steps' worth of particle-steps over 200 steps, none stepped at
+ *    the end, and no particle moves more than 1e-4 h after the first step; on 1 and on 2
+ *    threads (steps with nothing to step).
  * 5. Refused, naming the reason: gravity not straight down; a field so deep that its own
  *    weight would compact it beyond theta_c; a settled body with a velocity. */
 #include <math.h>
@@ -135,13 +136,13 @@ static void slope_field(void)
     pw_seeded_free(&out);
 }
 
-static pw_sim *field_on_ground(int settled, int rest)
+static pw_sim *field_on_ground(int settled, int rest, int threads)
 {
     pw_sim_params p;
     fixture_params(&p, H, v3(-0.3, -0.06, -0.16), v3(0.3, 0.3, 0.16));
     p.gravity = v3(0, -G, 0);
     p.dt_max = 1e-3;
-    p.threads = 1;
+    p.threads = threads;
     if (rest) {
         p.rest_speed = 0.01;
         p.sleep_steps = 30;
@@ -191,7 +192,7 @@ static void stays_put(void)
 {
     double moved[2], mean[2];
     for (int settled = 0; settled < 2; settled++) {
-        pw_sim *s = field_on_ground(settled, 0);
+        pw_sim *s = field_on_ground(settled, 0, 1);
         if (!s) return;
         vec3 *x0 = positions_by_id(s);
         pw_error err = {0};
@@ -214,9 +215,10 @@ static void stays_put(void)
     CHECK(moved[1] < 0.02 * H, "the settled field moves %.3g h", moved[1] / H);
 }
 
-static void sleeps_at_once(void)
+/* (on 1 and 2 threads: every step after the first has no particle to step) */
+static void sleeps_at_once(int threads)
 {
-    pw_sim *s = field_on_ground(1, 1);
+    pw_sim *s = field_on_ground(1, 1, threads);
     if (!s) return;
     pw_error err = {0};
     pw_sim_stats st;
@@ -225,9 +227,9 @@ static void sleeps_at_once(void)
     CHECK(pw_sim_advance_to(s, 0.2, NULL, NULL, &err) == PW_OK, "advance: %s", err.msg);
     pw_sim_get_stats(s, &st);
     double share_one_step = 1.0 / (double)st.steps;
-    printf("rest on: %llu steps, stepped share %.4f (one step of all: %.4f), %zu stepped at "
+    printf("rest on, %d thread(s): %llu steps, stepped share %.4f (one step of all: %.4f), %zu stepped at "
            "the end, moved %.3g h since step 2\n",
-           (unsigned long long)st.steps, st.stepped_share, share_one_step, st.particles_stepped,
+           threads, (unsigned long long)st.steps, st.stepped_share, share_one_step, st.particles_stepped,
            moved_since(s, x1, NULL) / H);
     CHECK(st.particles_stepped == 0, "%zu particles stepped at the end", st.particles_stepped);
     CHECK(st.stepped_share <= 2.0 * share_one_step,
@@ -268,7 +270,8 @@ int main(void)
     flat_field();
     slope_field();
     stays_put();
-    sleeps_at_once();
+    sleeps_at_once(1);
+    sleeps_at_once(2);
     refused();
     return check_done("seed_settled_in_equilibrium");
 }
