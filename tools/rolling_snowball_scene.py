@@ -59,12 +59,12 @@ DEFAULTS = dict(
     ball_theta_s=0.05, ball_theta_c=0.05,  # the ball's: packed, stronger snow
     rho_max=600.0,         # [kg/m^3] compaction limit of both snows
     hill_friction=1.0,
-    hill_sticky=0,
+    hill_sticky=0,         # 1: the field's base is frozen to the hill
     rest=0,                # 1: resting snow sleeps (sim.rest, the shipped snowplow's values);
                            # off in the shipped scenes: sim/docs/rolling-snowball.md
     rest_wake=0.1,         # [m/s] sim.rest.wake_speed when rest=1
     settled=0,             # 1: the field is seeded settled under its weight, asleep at once
-    comment="",            # the scene's comment; empty: the particle estimate         # 1: the field's base is frozen to the hill
+    comment="",            # the scene's comment; empty: the particle estimate
 )
 
 
