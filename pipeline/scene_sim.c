@@ -422,7 +422,7 @@ pw_status sc_sim(const sc_ctx *c, json_t *sim, pw_scene *s)
                       &transfer)) != PW_OK ||
         (rc = sc_number(c, sim, "sim", "flip_alpha", 0, 0.95, alpha, &p->flip_alpha)) ||
         (rc = sc_number(c, sim, "sim", "cr_tolerance", 0, 1e-4, tol, &p->cr_tolerance)) ||
-        (rc = sc_int(c, sim, "sim", "cr_max_iterations", 0, 200, 1, 1000000,
+        (rc = sc_int(c, sim, "sim", "cr_max_iterations", 0, 200, 1, 100000,
                      "the iteration cap", &iters)) != PW_OK ||
         (rc = sc_int(c, sim, "sim", "max_particles", 0, 5000000, 1, 1LL << 40,
                      "the particle budget", &budget)) != PW_OK)

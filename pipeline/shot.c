@@ -334,6 +334,16 @@ pw_status pw_shot_simulate(const pw_scene *sc, int last_frame, const pw_shot_opt
                     "sim: frame %d: %llu steps, CR %.1f it/step, max |v| %.2f m/s%s, %.1f s -> %s",
                     f, (unsigned long long)(after.steps - before.steps), cr_frame,
                     after.max_speed, resting, pw_now() - t_begin, path);
+        /* a solve that stops at the cap leaves the step less accurate than cr_tolerance
+         * promises: the user must hear of it, not find it in the cache's counters */
+        uint64_t capped = after.cr_not_converged - before.cr_not_converged;
+        if (capped)
+            pw_shot_log(o,
+                        "sim: frame %d: warning: %llu of %llu solves stopped at "
+                        "cr_max_iterations (%d) above cr_tolerance (%g); raise "
+                        "sim.cr_max_iterations or lower sim.dt_max",
+                        f, (unsigned long long)capped, (unsigned long long)solves,
+                        sc->sim.cr_max_iterations, sc->sim.cr_tolerance);
         (*n_done)++;
         units += 1;
         if (o->progress) pw_progress_update(o->progress, units, "sim");

@@ -132,6 +132,7 @@ static const error_case cases[] = {
     {"4.44", CAM, "\"camera\": {\"eye\": [0, 0, 1], \"target\": [0, 0, 0], \"fov_deg\": 180}", {"render.camera.fov_deg = 180", "in (0, 180)"}},
     {"4.45", SIM, "\"cr_tolerance\": 0, " SIM, {"sim.cr_tolerance = 0", "in (0, 1)"}},
     {"4.46", SIM, "\"cr_max_iterations\": 0, " SIM, {"sim.cr_max_iterations = 0"}},
+    {"4.46b", SIM, "\"cr_max_iterations\": 100001, " SIM, {"sim.cr_max_iterations = 100001"}},
     {"4.47", SIM, "\"max_particles\": 0, " SIM, {"sim.max_particles = 0"}},
     {"4.48", SIM, "\"colliders\": [{\"shape\": {\"type\": \"halfspace\"}, \"friction\": -0.1}], "
                   SIM, {"sim.colliders[0].friction = -0.1", ">= 0"}},

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Property: when a frame's implicit solves stop at sim.cr_max_iterations above
+# cr_tolerance, `powder sim` says so in one line for that frame (how many of its solves,
+# the cap and the tolerance, and what to change); a frame whose solves all converge
+# prints no such line. The cache's cr_not_converged counter (`powder info`) agrees.
+#
+# usage: bash test_sim_reports_capped_solves.sh <powder binary> <source dir> <scratch dir>
+set -u
+powder=$(readlink -f "$1")
+dir=$3/sim_reports_capped_solves
+fails=0 cases=0
+check() { # check NAME COMMAND...
+    local name=$1
+    shift
+    cases=$((cases + 1))
+    if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fails=$((fails + 1)); fi
+}
+rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
+
+# A ball pressed into the ground from the first step: the solve has real work (a rigid
+# motion would converge in no iteration at all).
+scene() { # scene NAME EXTRA-SIM-KEYS
+    cat >"$1.json" <<JSON
+{
+  "name": "$1",
+  "frames": {"start": 1, "end": 3, "fps": 24},
+  "sim": {
+    "h": 0.02, $2
+    "domain": {"min": [0, 0, 0], "max": [0.6, 0.6, 0.6]},
+    "materials": {"snow": {}},
+    "bodies": [{"material": "snow", "velocity": [0, -1, 0],
+                "shapes": [{"type": "sphere", "center": [0.3, 0.2, 0.3], "radius": 0.06}]}],
+    "colliders": [{"shape": {"type": "halfspace", "center": [0, 0.17, 0]}}]
+  },
+  "render": {
+    "resolution": [32, 18], "spp": 1,
+    "camera": {"eye": [0.3, 0.3, 1.5], "target": [0.3, 0.12, 0.3]},
+    "lights": {"sky": {"radiance": [1, 1, 1]}}
+  }
+}
+JSON
+}
+scene capped '"cr_max_iterations": 1, "cr_tolerance": 1e-9,'
+scene free ''
+
+"$powder" sim capped.json --output capped --threads 1 >capped.log 2>&1
+check "capped run exits 0" test $? -eq 0
+# frame 1 is the seeded state; frames 2 and 3 are stepped
+check "capped: one warning line per stepped frame" test "$(grep -c '^sim: frame [23]: warning: [0-9]* of [0-9]* solves stopped at cr_max_iterations (1) above cr_tolerance (1e-09)' capped.log)" -eq 2
+n_log=$(sed -n 's/^sim: frame 2: warning: \([0-9]*\) of .*/\1/p' capped.log)
+n_cache=$("$powder" info capped/cache/capped.0002.pwc | awk '$2 == "cr_not_converged" {print $3}')
+check "capped: frame 2's count is the cache's ($n_log, $n_cache)" test -n "$n_log" -a "$n_log" = "$n_cache" -a "${n_log:-0}" -gt 0
+
+"$powder" sim free.json --output free --threads 1 >free.log 2>&1
+check "default run exits 0" test $? -eq 0
+check "default: solves converge, no warning" test "$(grep -c 'warning' free.log)" -eq 0
+check "default: the cache counts none" test "$("$powder" info free/cache/free.0003.pwc | awk '$2 == "cr_not_converged" {print $3}')" = 0
+
+echo "$((cases - fails)) of $cases passed"
+test "$fails" -eq 0
