@@ -7,14 +7,54 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* 1 when options lists " name " (a flag), 2 when " name= " (takes a value), else 0. */
+/* Kinds of option, as options lists them. */
+enum { NOT_AN_OPTION = 0, FLAG = 1, VALUE = 2, REPEATABLE = 3 };
+
+/* FLAG when options lists " name ", VALUE when " name= ", REPEATABLE when " name=+ ",
+ * else NOT_AN_OPTION. --help (and -h) is a flag of every command. */
 static int option_kind(const char *options, const char *name)
 {
+    if (!strcmp(name, "--help")) return FLAG;
     char word[80];
     snprintf(word, sizeof word, " %s ", name);
-    if (strstr(options, word)) return 1;
+    if (strstr(options, word)) return FLAG;
     snprintf(word, sizeof word, " %s= ", name);
-    return strstr(options, word) ? 2 : 0;
+    if (strstr(options, word)) return VALUE;
+    snprintf(word, sizeof word, " %s=+ ", name);
+    return strstr(options, word) ? REPEATABLE : NOT_AN_OPTION;
+}
+
+/* The option's full name of argument arg into buf ("--frames" of "--frames=5", "--quiet"
+ * of "-q"); 0 when arg is not an option (a positional, or too long to be one). *eq
+ * receives the '=' in arg or NULL. */
+static int option_name(const char *arg, char *buf, size_t n, const char **eq)
+{
+    if (arg[0] != '-' || !arg[1]) return 0;
+    *eq = strchr(arg, '=');
+    size_t len = *eq ? (size_t)(*eq - arg) : strlen(arg);
+    if (len >= n) return 0;
+    memcpy(buf, arg, len);
+    buf[len] = '\0';
+    if (!strcmp(buf, "-h")) snprintf(buf, n, "--help");
+    else if (!strcmp(buf, "-q")) snprintf(buf, n, "--quiet");
+    return 1;
+}
+
+/* The value that option name (taking one) was given in argv[2] .. argv[end - 1], the
+ * arguments already read, or NULL when it was not. Those arguments were accepted, so
+ * each is read as pw_cli_next read it. */
+static const char *given_before(const char *options, char **argv, int end, const char *name)
+{
+    for (int a = 2; a < end; a++) {
+        char buf[64];
+        const char *eq;
+        if (!option_name(argv[a], buf, sizeof buf, &eq)) continue;
+        int kind = option_kind(options, buf);
+        if (kind == FLAG || kind == NOT_AN_OPTION) continue;
+        const char *value = eq ? eq + 1 : a + 1 < end ? argv[++a] : NULL;
+        if (!strcmp(buf, name)) return value;
+    }
+    return NULL;
 }
 
 int pw_cli_next(const char *command, const char *options, int argc, char **argv, int *a,
@@ -26,31 +66,28 @@ int pw_cli_next(const char *command, const char *options, int argc, char **argv,
         tok->value = arg;
         return 1;
     }
-    const char *eq = strchr(arg, '=');
-    size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
-    if (len >= sizeof tok->name_buf) {
+    const char *eq;
+    if (!option_name(arg, tok->name_buf, sizeof tok->name_buf, &eq)) {
         pw_cli_unknown_option(command, arg);
         return 0;
     }
-    memcpy(tok->name_buf, arg, len);
-    tok->name_buf[len] = '\0';
-    const char *full = !strcmp(tok->name_buf, "-h")   ? "--help"
-                       : !strcmp(tok->name_buf, "-q") ? "--quiet"
-                                                      : tok->name_buf;
-    int kind = !strcmp(full, "--help") ? 1 : option_kind(options, full);
-    if (!kind) {
-        pw_cli_unknown_option(command, tok->name_buf); /* as typed */
+    int kind = option_kind(options, tok->name_buf);
+    if (kind == NOT_AN_OPTION) {
+        char typed[sizeof tok->name_buf]; /* "-q" as typed, not the name made of it */
+        size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+        snprintf(typed, sizeof typed, "%.*s", (int)len, arg);
+        pw_cli_unknown_option(command, typed);
         return 0;
     }
-    if (full != tok->name_buf) snprintf(tok->name_buf, sizeof tok->name_buf, "%s", full);
     tok->name = tok->name_buf;
-    if (kind == 1) {
+    if (kind == FLAG) {
         if (eq) {
             pw_cli_usage_error(command, "%s takes no value", tok->name);
             return 0;
         }
         return 1;
     }
+    int at = *a; /* where this option starts: the arguments before it were read */
     if (eq) tok->value = eq + 1;
     else if (*a + 1 < argc) tok->value = argv[++*a];
     else {
@@ -59,6 +96,13 @@ int pw_cli_next(const char *command, const char *options, int argc, char **argv,
     }
     if (!*tok->value) {
         pw_cli_usage_error(command, "%s needs a non-empty value", tok->name);
+        return 0;
+    }
+    /* the last of two values would be taken in silence: refuse both */
+    const char *before = kind == VALUE ? given_before(options, argv, at, tok->name) : NULL;
+    if (before) {
+        pw_cli_usage_error(command, "%s given twice ('%.80s', then '%.80s'): give it once",
+                           tok->name, before, tok->value);
         return 0;
     }
     return 1;

@@ -20,12 +20,15 @@ typedef struct {
 } pw_cli_token;
 
 /* Reads the argument at argv[*a] into *tok. options lists the options of command,
- * each between spaces, with a trailing '=' on those that take a value:
- * " --frames= --quiet ". Such an option takes the rest after '=' or the next argument,
- * and *a is advanced past it. --help (and -h) is an option of every command; -h and -q
- * are read as --help and --quiet. Returns 1, or prints the problem as
- * pw_cli_usage_error does (pw_cli_unknown_option, "--frames needs a value", "--quiet
- * takes no value", "--look needs a non-empty value") and returns 0. */
+ * each between spaces, with a trailing '=' on those that take a value and "=+" on those
+ * that may be given more than once: " --frames= --sbatch=+ --quiet ". Such an option
+ * takes the rest after '=' or the next argument, and *a is advanced past it. An option
+ * with a value given a second time is refused (the arguments argv[2] .. argv[*a - 1]
+ * are those already read); a flag may be repeated. --help (and -h) is an option of
+ * every command; -h and -q are read as --help and --quiet. Returns 1, or prints the
+ * problem as pw_cli_usage_error does (pw_cli_unknown_option, "--frames needs a value",
+ * "--quiet takes no value", "--look needs a non-empty value", "--frames given twice
+ * ('0', then '5'): give it once") and returns 0. */
 int pw_cli_next(const char *command, const char *options, int argc, char **argv, int *a,
                 pw_cli_token *tok);
 

@@ -68,7 +68,7 @@ typedef struct {
 static int parse_submit_options(int argc, char **argv, submit_options *o)
 {
     static const char *const options = " --frames= --partition= --chunk= --look= --output="
-                                       " --threads= --sbatch= --quiet --dry-run --render-only"
+                                       " --threads= --sbatch=+ --quiet --dry-run --render-only"
                                        " --png --sim-warning= --status ";
     for (int a = 2; a < argc; a++) {
         const char *arg = argv[a];

@@ -1,8 +1,9 @@
 /* Property: every command words a usage error the same way. An unknown option, an
  * option without its value, a value out of its range and an argument too many each
  * exit 2 with exactly one line on stderr, the same line on every command but for the
- * command's name, the option and its range (one function of cli.c writes each). No
- * command takes a second positional silently: run, sim, render and turntable ignored
+ * command's name, the option and its range (one function of cli.c writes each). An
+ * option given twice is refused on every command rather than read as its last value
+ * (`--frames 0 --frames 5` once did frame 5 alone, unsaid). No command takes a second positional silently: run, sim, render and turntable ignored
  * one, even a file that does not exist. --half with --float is refused, and a
  * --resolution over the limit names the limit (16384). Exact string comparison, no
  * tolerance: the words are what users and scripts read. */
@@ -87,6 +88,23 @@ int main(void)
             args_of(c, bare, args);
             snprintf(what, sizeof what, "2 %s %s", c->cmd, c->value_option);
             snprintf(want, sizeof want, "powder %s: %s needs a value\n", c->cmd, c->value_option);
+            expect_line(what, args, want);
+
+            /* 2b. an option given twice is refused, not read as its last value, in
+             * either spelling ("--frames=0 --frames 5" as "--frames 0 --frames 5") */
+            const char *twice[] = {c->value_option, "1", c->value_option, "2", NULL};
+            args_of(c, twice, args);
+            snprintf(what, sizeof what, "2b %s %s 1 %s 2", c->cmd, c->value_option,
+                     c->value_option);
+            snprintf(want, sizeof want,
+                     "powder %s: %s given twice ('1', then '2'): give it once\n", c->cmd,
+                     c->value_option);
+            expect_line(what, args, want);
+            char eq[64];
+            snprintf(eq, sizeof eq, "%s=1", c->value_option);
+            const char *twice_eq[] = {eq, c->value_option, "2", NULL};
+            args_of(c, twice_eq, args);
+            snprintf(what, sizeof what, "2b %s %s %s 2", c->cmd, eq, c->value_option);
             expect_line(what, args, want);
         }
 
