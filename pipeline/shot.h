@@ -20,6 +20,8 @@ typedef struct {
     int png;            /* write a PNG preview beside every EXR */
     const pw_view *view; /* the view transform of PNG previews and contact sheets (not
                             owned); NULL: the default view */
+    const char *view_name, *view_look; /* what view was made from (--view, --view-look;
+                            NULL: the defaults), recorded in each EXR for `powder png` */
     FILE *log;          /* one line per finished frame; NULL = silent */
     pw_progress *progress; /* shared display over the whole job; may be NULL */
     double progress_base;  /* units already done before this call */
@@ -100,6 +102,27 @@ int pw_shot_exr_is_current(const pw_scene *sc, const char *path);
 
 /* 1 when path holds a complete, undamaged cache of this scene's simulation setup. */
 int pw_shot_cache_is_valid(const pw_scene *sc, const char *path);
+
+/* How a preview of an EXR is made: the caller's exposure and view where given, else
+ * what the render recorded in the EXR's header (pw_exr_read_preview: the scene's
+ * render.png_exposure, and --view / --view-look when the render had them), else exposure
+ * 0 and the default view. */
+typedef struct {
+    double exposure;      /* [stops] */
+    const pw_view *view;  /* the view to apply: the caller's, or own */
+    pw_view *own;         /* made here for the EXR's recorded view, else NULL: the
+                             caller frees it with pw_view_destroy */
+    int exposure_recorded, view_recorded; /* taken from the EXR's header */
+} pw_shot_preview;
+
+/* Fills *pv for exr_path. exposure: the caller's (--exposure) or NULL; view: the
+ * caller's (--view or --view-look given) or NULL; fallback: the default view, used when
+ * neither the caller nor the EXR names one (not owned; NULL: made here). Errors name
+ * the EXR: a damaged preview attribute (PW_EFORMAT), a recorded view or look this
+ * build's config lacks (PW_EINVAL); each says which option overrides it. */
+pw_status pw_shot_preview_of_exr(const char *exr_path, const double *exposure,
+                                 const pw_view *view, const pw_view *fallback,
+                                 pw_shot_preview *pv, pw_error *err);
 
 /* EXR -> PNG next to it (same name, .png): colour times 2^exposure, through view
  * (NULL: the default view). */

@@ -316,6 +316,10 @@ static pw_status render_one(const pw_scene *sc, int frame, const frame_view *vie
     char source[SOURCE_CAP];
     exr_options_for(sc, &view->at_frame, frame, rs, view->settings[0] ? view->settings : NULL,
                     pw_now() - t_begin, source, &eo);
+    eo.has_preview = 1; /* what the PNG preview is made with, for `powder png` */
+    eo.preview_exposure = sc->png_exposure;
+    eo.preview_view = o->view_name;
+    eo.preview_look = o->view_look;
     if ((rc = pw_mkdir_parent(exr_path, err)) != PW_OK) goto done;
     if ((rc = pw_exr_write(exr_path, &img, &eo, err)) != PW_OK) goto done;
     char png_note[4200] = "";
@@ -535,6 +539,42 @@ pw_status pw_shot_turntable(const pw_scene *sc, const pw_turntable_options *t,
     free(sheet);
     pw_density_destroy(density);
     return rc;
+}
+
+pw_status pw_shot_preview_of_exr(const char *exr_path, const double *exposure,
+                                 const pw_view *view, const pw_view *fallback,
+                                 pw_shot_preview *pv, pw_error *err)
+{
+    memset(pv, 0, sizeof *pv);
+    pv->exposure = exposure ? *exposure : 0;
+    pv->view = view ? view : fallback;
+    if (exposure && view) return PW_OK; /* the caller's settings win: the header is not read */
+    pw_exr_preview rec;
+    pw_error e = {0};
+    pw_status rc = pw_exr_read_preview(exr_path, &rec, &e);
+    if (rc == PW_EFORMAT)
+        return pw_fail(err, rc, "%s (--exposure and --view override the recorded preview)",
+                       e.msg);
+    if (rc != PW_OK) return pw_fail(err, rc, "%s", e.msg);
+    if (!exposure && rec.has_exposure) {
+        pv->exposure = rec.exposure;
+        pv->exposure_recorded = 1;
+    }
+    if (!view && (rec.view[0] || rec.look[0] || !fallback)) {
+        pw_view_params p;
+        pw_view_params_default(&p);
+        p.view = rec.view[0] ? rec.view : NULL;
+        p.look = rec.look[0] ? rec.look : NULL;
+        if (!(pv->own = pw_view_create(&p, &e))) {
+            if (!rec.view[0] && !rec.look[0]) return pw_fail(err, e.code, "%s", e.msg);
+            return pw_fail(err, e.code, "%s: the preview's view recorded in the EXR (view '%s', "
+                           "look '%s'): %s; --view and --view-look choose another",
+                           exr_path, rec.view, rec.look, e.msg);
+        }
+        pv->view = pv->own;
+        pv->view_recorded = rec.view[0] || rec.look[0];
+    }
+    return PW_OK;
 }
 
 pw_status pw_shot_png_from_exr(const char *exr_path, const pw_view *view, double exposure,

@@ -199,6 +199,14 @@ static exr_result_t write_header(exr_context_t ctx, const pw_image *img,
         if (!rv) rv = exr_attr_set_m44f(ctx, part, "worldToNDC", &m);
         if (!rv) rv = exr_attr_set_double(ctx, part, "powder:fovDeg", o->fov_deg);
     }
+    /* how the frame's PNG preview is made, so that `powder png` makes it again */
+    if (!rv && o->has_preview) {
+        rv = exr_attr_set_double(ctx, part, "powder:previewExposure", o->preview_exposure);
+        if (!rv && o->preview_view)
+            rv = exr_attr_set_string(ctx, part, "powder:previewView", o->preview_view);
+        if (!rv && o->preview_look)
+            rv = exr_attr_set_string(ctx, part, "powder:previewLook", o->preview_look);
+    }
     if (!rv) rv = exr_write_header(ctx);
     return rv;
 }
@@ -255,6 +263,18 @@ pw_status pw_exr_write(const char *path, const pw_image *img, const pw_exr_optio
     if ((unsigned)opt->compression > PW_EXR_NONE)
         return pw_fail(err, PW_EINVAL, "%s: unknown compression (%d)", path,
                        (int)opt->compression);
+    if (opt->has_preview) {
+        if (!(fabs(opt->preview_exposure) <= PW_EXR_PREVIEW_EXPOSURE_MAX))
+            return pw_fail(err, PW_EINVAL, "%s: preview exposure must be in [-%g, %g] stops (%g)",
+                           path, PW_EXR_PREVIEW_EXPOSURE_MAX, PW_EXR_PREVIEW_EXPOSURE_MAX,
+                           opt->preview_exposure);
+        const char *names[2] = {opt->preview_view, opt->preview_look};
+        for (int k = 0; k < 2; k++)
+            if (names[k] && strlen(names[k]) >= PW_EXR_PREVIEW_NAME_CAP)
+                return pw_fail(err, PW_EINVAL, "%s: preview %s name of %zu bytes, over %d", path,
+                               k ? "look" : "view", strlen(names[k]),
+                               PW_EXR_PREVIEW_NAME_CAP - 1);
+    }
 
     char tmp[4096 + 32];
     pw_atomic_tmp_name(path, tmp, sizeof tmp);
@@ -544,8 +564,10 @@ static pw_status check_finite(const char *name, const float *px, int w, int h, i
 }
 
 /* Opens st for reading and parses its header, with our size limits and a silent
- * library. */
-static pw_status open_header(exr_stream *st, const char *name, exr_context_t *ctx, pw_error *err)
+ * library; with `complaints`, what the library skips as damaged while parsing reaches
+ * st->last_msg (else it is not reported at all). */
+static pw_status open_header_as(exr_stream *st, const char *name, int complaints,
+                                exr_context_t *ctx, pw_error *err)
 {
     exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
     init.error_handler_fn = quiet_handler;
@@ -556,7 +578,7 @@ static pw_status open_header(exr_stream *st, const char *name, exr_context_t *ct
     init.max_image_height = EXR_MAX_SIDE;
     init.max_tile_width = EXR_MAX_TILE_SIDE;
     init.max_tile_height = EXR_MAX_TILE_SIDE;
-    init.flags = EXR_CONTEXT_FLAG_SILENT_HEADER_PARSE;
+    init.flags = complaints ? 0 : EXR_CONTEXT_FLAG_SILENT_HEADER_PARSE;
     *ctx = NULL;
     exr_result_t rv = exr_start_read(ctx, name, &init);
     if (rv) {
@@ -564,6 +586,11 @@ static pw_status open_header(exr_stream *st, const char *name, exr_context_t *ct
         return exr_fail(err, st, rv, PW_EFORMAT, name, "not a readable EXR header");
     }
     return PW_OK;
+}
+
+static pw_status open_header(exr_stream *st, const char *name, exr_context_t *ctx, pw_error *err)
+{
+    return open_header_as(st, name, 0, ctx, err);
 }
 
 /* The common reader: nc = 3 (RGB) or 4 (RGBA, alpha 1 when absent). */
@@ -642,6 +669,70 @@ pw_status pw_exr_read_string(const char *path, const char *attr, char *out, size
         exr_finish(&ctx);
     }
     close(st.fd);
+    return rc;
+}
+
+/* One recorded preview name into out ("" when absent). */
+static pw_status preview_name(exr_context_t ctx, const char *path, const char *attr, char *out,
+                              pw_error *err)
+{
+    out[0] = '\0';
+    const exr_attribute_t *a = NULL;
+    if (exr_get_attribute_by_name(ctx, 0, attr, &a) != EXR_ERR_SUCCESS || !a) return PW_OK;
+    if (a->type != EXR_ATTR_STRING || !a->string || !a->string->str || a->string->length < 0)
+        return pw_fail(err, PW_EFORMAT, "%s: attribute '%s' is of type '%s', not a string",
+                       path, attr, a->type_name ? a->type_name : "?");
+    if (a->string->length >= PW_EXR_PREVIEW_NAME_CAP)
+        return pw_fail(err, PW_EFORMAT, "%s: attribute '%s' is %d bytes, over %d", path, attr,
+                       (int)a->string->length, PW_EXR_PREVIEW_NAME_CAP - 1);
+    memcpy(out, a->string->str, (size_t)a->string->length);
+    out[a->string->length] = '\0';
+    if (strlen(out) != (size_t)a->string->length)
+        return pw_fail(err, PW_EFORMAT, "%s: attribute '%s' holds a zero byte", path, attr);
+    return PW_OK;
+}
+
+/* The recorded preview exposure, when there is one. */
+static pw_status preview_exposure(exr_context_t ctx, const char *path, pw_exr_preview *out,
+                                  pw_error *err)
+{
+    static const char *const attr = "powder:previewExposure";
+    const exr_attribute_t *a = NULL;
+    out->has_exposure = 0;
+    out->exposure = 0;
+    if (exr_get_attribute_by_name(ctx, 0, attr, &a) != EXR_ERR_SUCCESS || !a) return PW_OK;
+    if (a->type != EXR_ATTR_DOUBLE)
+        return pw_fail(err, PW_EFORMAT, "%s: attribute '%s' is of type '%s', not a double",
+                       path, attr, a->type_name ? a->type_name : "?");
+    if (!(fabs(a->d) <= PW_EXR_PREVIEW_EXPOSURE_MAX))
+        return pw_fail(err, PW_EFORMAT, "%s: attribute '%s' must be in [-%g, %g] stops (%g)",
+                       path, attr, PW_EXR_PREVIEW_EXPOSURE_MAX, PW_EXR_PREVIEW_EXPOSURE_MAX, a->d);
+    out->has_exposure = 1;
+    out->exposure = a->d;
+    return PW_OK;
+}
+
+pw_status pw_exr_read_preview(const char *path, pw_exr_preview *out, pw_error *err)
+{
+    memset(out, 0, sizeof *out);
+    exr_stream st = {.fd = open(path, O_RDONLY)};
+    if (st.fd < 0) return pw_fail_open(err, path, errno);
+    exr_context_t ctx;
+    pw_status rc = open_header_as(&st, path, 1, &ctx, err);
+    /* the library parses past an attribute it cannot read, dropping it (and may misread
+     * those after it): a record it complained about cannot be trusted */
+    if (rc == PW_OK && st.last_msg[0]) {
+        rc = pw_fail(err, PW_EFORMAT, "%s: damaged header, the preview record cannot be "
+                     "trusted (%s)", path, st.last_msg);
+        exr_finish(&ctx);
+    } else if (rc == PW_OK) {
+        rc = preview_exposure(ctx, path, out, err);
+        if (rc == PW_OK) rc = preview_name(ctx, path, "powder:previewView", out->view, err);
+        if (rc == PW_OK) rc = preview_name(ctx, path, "powder:previewLook", out->look, err);
+        exr_finish(&ctx);
+    }
+    close(st.fd);
+    if (rc != PW_OK) memset(out, 0, sizeof *out);
     return rc;
 }
 

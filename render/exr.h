@@ -37,7 +37,22 @@ typedef struct {
     float world_to_camera[16];       /* row-major 4x4 (OpenEXR m44f convention) */
     float world_to_ndc[16];
     double fov_deg;                  /* vertical field of view */
+    int has_preview;                 /* when 1, the next three are written */
+    double preview_exposure;         /* [stops] the PNG preview's exposure (the scene's
+                                        render.png_exposure), in [-64, 64] */
+    const char *preview_view;        /* the preview's view (--view), NULL: the default */
+    const char *preview_look;        /* its looks (--view-look), NULL: the view's own */
 } pw_exr_options;
+
+/* The preview settings a frame records (pw_exr_write with has_preview). */
+#define PW_EXR_PREVIEW_EXPOSURE_MAX 64.0 /* [stops] either way */
+#define PW_EXR_PREVIEW_NAME_CAP 256       /* bytes of a view or look name, with its 0 */
+typedef struct {
+    int has_exposure;                     /* "powder:previewExposure" is present */
+    double exposure;                      /* [stops] */
+    char view[PW_EXR_PREVIEW_NAME_CAP];   /* "powder:previewView", "" when absent */
+    char look[PW_EXR_PREVIEW_NAME_CAP];   /* "powder:previewLook", "" when absent */
+} pw_exr_preview;
 
 void pw_exr_options_default(pw_exr_options *o);
 
@@ -48,8 +63,12 @@ void pw_exr_options_default(pw_exr_options *o);
  * integer), "powder:scene", "powder:source" and "powder:renderSettings" (strings, when
  * set), "chromaticities" (Rec.709/sRGB primaries, D65 white: the RGB is scene-linear
  * Rec.709) and, when has_camera, "worldToCamera" and "worldToNDC" (m44f) and
- * "powder:fovDeg" (double). opt may be NULL for the defaults. Errors name the file; on failure no file
- * is left under path or the temporary name. */
+ * "powder:fovDeg" (double); when has_preview, how the PNG preview of the frame is made:
+ * "powder:previewExposure" (double, stops) and, when set, "powder:previewView" and
+ * "powder:previewLook" (strings). opt may be NULL for the defaults. Errors name the file
+ * (PW_EINVAL for a preview exposure that is not finite or beyond 64 stops, or a name of
+ * PW_EXR_PREVIEW_NAME_CAP bytes or more); on failure no file is left under path or the
+ * temporary name. */
 pw_status pw_exr_write(const char *path, const pw_image *img, const pw_exr_options *opt,
                        pw_error *err);
 
@@ -71,6 +90,14 @@ pw_status pw_exr_read_rgba(const char *path, int *width, int *height, float **rg
  * terminating 0), reading only the header. PW_EFORMAT when it is absent or too long. */
 pw_status pw_exr_read_string(const char *path, const char *attr, char *out, size_t cap,
                              pw_error *err);
+
+/* The preview settings recorded in path's header, reading only the header: an absent
+ * attribute leaves has_exposure 0 or its name "". A present one that is damaged is
+ * PW_EFORMAT naming the file and the attribute: an exposure that is not a double, not
+ * finite or beyond PW_EXR_PREVIEW_EXPOSURE_MAX, a name that is not a string, is too long
+ * or holds a zero byte; so is a header the library could parse only by skipping damage
+ * (it drops what it cannot read). On failure *out is zeroed. */
+pw_status pw_exr_read_preview(const char *path, pw_exr_preview *out, pw_error *err);
 
 /* The same for a 4x4 float matrix attribute (m44f, row-major), e.g. "worldToCamera". */
 pw_status pw_exr_read_m44f(const char *path, const char *attr, float out[16], pw_error *err);
