@@ -32,7 +32,8 @@ static const char *const *const keys_of[] = {keys_halfspace, keys_sphere, keys_b
                                              keys_cylinder, keys_mesh, keys_text};
 
 static const char *const keys_rotation[] = {"axis", "angle_deg", NULL};
-static const char *const keys_sequence[] = {"first", "last", "step", "fps", "start", NULL};
+static const char *const keys_sequence[] = {"first", "last", "step", "fps", "start", "made_by",
+                                            NULL};
 static const char *const keys_key[] = {"t", "translation", "axis", "angle_deg", NULL};
 
 /* "rotation": {"axis": [..], "angle_deg": a} — the shape's fixed orientation. */
@@ -128,9 +129,10 @@ static pw_status parse_text(const sc_ctx *c, json_t *obj, const char *path, pw_s
     return sc_fail(c, font_fault ? at_font : rc == PW_EINVAL ? at_text : path, "%s", e.msg);
 }
 
-/* "sequence": {"first", "last", "step", "fps", "start"}: the mesh is the OBJ files whose
- * numbers fill the one run of '#' in "path" (pw_mesh_seq.h). Every file must exist now;
- * their contents are checked when the collider or surface is built, before any work. */
+/* "sequence": {"first", "last", "step", "fps", "start", "made_by"}: the mesh is the OBJ
+ * files whose numbers fill the one run of '#' in "path" (pw_mesh_seq.h). Every file must
+ * exist now, and a missing one names the command that makes the files ("made_by"); their
+ * contents are checked when the collider or surface is built, before any work. */
 static pw_status parse_sequence(const sc_ctx *c, json_t *obj, const char *path, const char *rel,
                                 pw_shape *s)
 {
@@ -139,6 +141,7 @@ static pw_status parse_sequence(const sc_ctx *c, json_t *obj, const char *path, 
     sc_join(at, path, "sequence");
     sc_join(at_path, path, "path");
     long long first, last, step;
+    char made_by[256];
     const sc_range rate = {0, 1e6, 1, 0, "the animation's frame rate [1/s]"};
     pw_status rc = sc_get_object(c, obj, path, "sequence", 1, &seq);
     if (rc != PW_OK || (rc = sc_check_keys(c, seq, at, keys_sequence)) != PW_OK ||
@@ -149,8 +152,11 @@ static pw_status parse_sequence(const sc_ctx *c, json_t *obj, const char *path, 
         (rc = sc_int(c, seq, at, "step", 0, 1, 1, 100000, "the numbers between files",
                      &step)) != PW_OK ||
         (rc = sc_number(c, seq, at, "fps", 0, c->fps > 0 ? c->fps : 24, rate, &s->seq_fps)) ||
-        (rc = sc_number(c, seq, at, "start", 0, 0, sc_any, &s->seq_start)) != PW_OK)
+        (rc = sc_number(c, seq, at, "start", 0, 0, sc_any, &s->seq_start)) != PW_OK ||
+        (rc = sc_string(c, seq, at, "made_by", "", made_by, sizeof made_by)) != PW_OK)
         return rc;
+    /* how the files are made is not what they hold: out of the canonical text (sim_hash) */
+    json_object_del(seq, "made_by");
     size_t run_at, run_len;
     if (pw_frame_pattern_runs(rel, &run_at, &run_len) != 1)
         return sc_fail(c, at_path, "\"%.200s\": a mesh sequence's path needs exactly one run "
@@ -166,9 +172,14 @@ static pw_status parse_sequence(const sc_ctx *c, json_t *obj, const char *path, 
         if (pw_frame_path(s->path, (int)k, file, sizeof file, &e) != PW_OK)
             return sc_fail(c, at_path, "%s", e.msg);
         struct stat st;
-        if (stat(file, &st) != 0 || !S_ISREG(st.st_mode) || access(file, R_OK) != 0)
+        if (stat(file, &st) != 0 || !S_ISREG(st.st_mode) || access(file, R_OK) != 0) {
+            if (made_by[0])
+                return sc_fail(c, at_path, "file %lld of the sequence %lld..%lld: cannot open "
+                                           "'%s': the files are made by `%s`",
+                               k, first, last, file, made_by);
             return sc_fail(c, at_path, "file %lld of the sequence %lld..%lld: cannot open '%s'",
                            k, first, last, file);
+        }
     }
     return PW_OK;
 }
