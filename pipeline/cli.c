@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "shot.h"
 
+#include <omp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,6 +162,11 @@ int pw_cli_double(const char *command, const char *name, const char *value, doub
     }
     *out = x;
     return 1;
+}
+
+void pw_cli_threads(int threads)
+{
+    if (threads > 0) omp_set_num_threads(threads);
 }
 
 int pw_cli_exit_status(pw_status code)

@@ -64,6 +64,12 @@ int pw_cli_int(const char *command, const char *name, const char *value, int lo,
 int pw_cli_double(const char *command, const char *name, const char *value, double lo,
                   double hi, double *out);
 
+/* --threads N of every command: makes threads (> 0) the thread count of the OpenMP loops
+ * that do not choose their own (the density rasterizer of render and export vdb, the
+ * measures of stats), as the solver and the tracer take it from their parameters; 0
+ * leaves OpenMP's default (every core, or $OMP_NUM_THREADS). */
+void pw_cli_threads(int threads);
+
 /* ---- exit status ------------------------------------------------------------------ */
 
 /* 2 (bad usage or input) for PW_EINVAL, PW_EFORMAT, PW_EUNSUPPORTED and PW_ENOENT (a

@@ -102,12 +102,12 @@ pw_status pw_export_vdb_density(const char *vdb_path, const pw_density *d,
 typedef struct {
     const char *format;   /* "vdb" or "ply" */
     const char *scene, *frames, *output, *caches;
-    int quiet, help;
+    int threads, quiet, help;
 } export_options;
 
 static const char *const help_text =
     "usage: powder export vdb|ply scene.json [--frames SPEC] [--output DIR] [--caches DIR]\n"
-    "                                         [--quiet]\n"
+    "                                         [--threads N] [--quiet]\n"
     "\n"
     "Writes files that Houdini, Blender and Nuke open directly, one per cached frame:\n"
     "  vdb  the stage-2 density (as rendered: render.raster, render.subdiv) as an OpenVDB\n"
@@ -118,13 +118,14 @@ static const char *const help_text =
     "beside the EXR frames (<name>.####.vdb/.ply), under DIR with --output DIR. Caches\n"
     "are read from --caches DIR, else DIR/cache/ when it exists (as `powder sim --output\n"
     "DIR` wrote them), else where the scene says; every frame's cache is checked before\n"
-    "any file is written.\n";
+    "any file is written. --threads N: the threads that rasterize the density (default:\n"
+    "all cores); --quiet: no line per file.\n";
 
 static int parse(int argc, char **argv, export_options *o)
 {
     memset(o, 0, sizeof *o);
     int n_pos = 0;
-    static const char *const options = " --frames= --output= --caches= --quiet ";
+    static const char *const options = " --frames= --output= --caches= --threads= --quiet ";
     for (int a = 2; a < argc; a++) {
         const char *arg = argv[a];
         pw_cli_token tok;
@@ -145,11 +146,14 @@ static int parse(int argc, char **argv, export_options *o)
         else if (!strcmp(name, "--frames")) o->frames = value;
         else if (!strcmp(name, "--output")) o->output = value;
         else if (!strcmp(name, "--caches")) o->caches = value;
-        else {
+        else if (!strcmp(name, "--threads")) {
+            if (!pw_cli_int("export", name, value, 1, 1024, &o->threads)) return 0;
+        } else {
             pw_cli_unknown_option("export", name);
             return 0;
         }
     }
+    pw_cli_threads(o->threads); /* the rasterizer's OpenMP loops */
     return 1;
 }
 

@@ -22,7 +22,7 @@ typedef struct {
     const char *scene, *frames, *output, *caches;
     double link_h;
     double crumb; /* crumb size, a share of the particles; 0: PW_STATS_CRUMB */
-    int json, help;
+    int json, help, threads, quiet;
     int gathered; /* collider index whose gathered snow is measured, -1: none */
     int surface;  /* measure the top surface's change against the first frame */
 } stats_options;
@@ -30,6 +30,7 @@ typedef struct {
 static const char *const help_text =
     "usage: powder stats scene.json [--frames SPEC] [--output DIR] [--caches DIR] [--link H]\n"
     "                               [--crumb SHARE] [--gathered K] [--surface] [--json]\n"
+    "                               [--threads N] [--quiet]\n"
     "\n"
     "Measures each cached frame of the shot:\n"
     "  fragments   connected sets of particles, two particles being linked when closer\n"
@@ -87,9 +88,10 @@ static const char *const help_text =
     "              over a column counts as heaped), and the density [kg/m^3] of the snow\n"
     "              within 2 h under the surface of the lowered columns (the print's\n"
     "              floor, compacted) and of the columns that did not move (the field)\n"
-    "--json prints one JSON object per frame and line. Caches come from `powder sim`\n"
-    "(--caches DIR, else DIR/cache/ with --output DIR when it exists, else where the\n"
-    "scene says).\n";
+    "--json prints one JSON object per frame and line. --threads N and --quiet are taken\n"
+    "as by every command (stats has no progress display: --quiet changes nothing).\n"
+    "Caches come from `powder sim` (--caches DIR, else DIR/cache/ with --output DIR when\n"
+    "it exists, else where the scene says).\n";
 
 static int parse(int argc, char **argv, stats_options *o)
 {
@@ -97,7 +99,8 @@ static int parse(int argc, char **argv, stats_options *o)
     o->link_h = 0; /* 0: follow the scene's seeding (pw_stats_default_link_h) */
     o->gathered = -1;
     static const char *const options =
-        " --frames= --output= --caches= --link= --crumb= --gathered= --surface --json ";
+        " --frames= --output= --caches= --link= --crumb= --gathered= --surface --json"
+        " --threads= --quiet ";
     for (int a = 2; a < argc; a++) {
         const char *arg = argv[a];
         pw_cli_token tok;
@@ -113,6 +116,7 @@ static int parse(int argc, char **argv, stats_options *o)
         const char *name = tok.name, *value = tok.value;
         if (!strcmp(name, "--help")) o->help = 1;
         else if (!strcmp(name, "--json")) o->json = 1;
+        else if (!strcmp(name, "--quiet")) o->quiet = 1;
         else if (!strcmp(name, "--surface")) o->surface = 1;
         else if (!strcmp(name, "--frames")) o->frames = value;
         else if (!strcmp(name, "--output")) o->output = value;
@@ -124,11 +128,14 @@ static int parse(int argc, char **argv, stats_options *o)
         } else if (!strcmp(name, "--gathered")) {
             if (!pw_cli_int("stats", name, value, 0, PW_STATS_MAX_COLLIDERS - 1, &o->gathered))
                 return 0;
+        } else if (!strcmp(name, "--threads")) {
+            if (!pw_cli_int("stats", name, value, 1, 1024, &o->threads)) return 0;
         } else {
             pw_cli_unknown_option("stats", name);
             return 0;
         }
     }
+    pw_cli_threads(o->threads);
     return 1;
 }
 

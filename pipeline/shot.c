@@ -3,6 +3,8 @@
  * cache files written here; shot_render.c reads them. */
 #include "shot.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,7 +129,7 @@ pw_status pw_shot_cache_info(const pw_scene *sc, int frame, pw_cache_info *info,
     if (info->sim_hash != sc->sim_hash)
         return pw_fail(err, PW_EINVAL,
                        "%s: written by a different simulation setup than %s (sim hash %016llx, "
-                       "scene %016llx); re-simulate with `powder sim --force`",
+                       "scene %016llx); re-simulate with `powder sim --replace`",
                        path, sc->path, (unsigned long long)info->sim_hash,
                        (unsigned long long)sc->sim_hash);
     return PW_OK;
@@ -170,6 +172,176 @@ void pw_cache_problems_free(pw_cache_problems *p)
 {
     free(p->items);
     memset(p, 0, sizeof *p);
+}
+
+/* ---- the cache folder ------------------------------------------------------------ */
+
+/* What the files named by the scene's cache pattern hold, read from their headers alone
+ * (pw_cache_table: the first few hundred bytes of each), so that a shot of thousands of
+ * frames is checked in a moment. */
+typedef struct {
+    int *foreign;           /* frames of another simulation setup, ascending */
+    int n_foreign, cap_foreign;
+    uint64_t foreign_hash;  /* the first one's sim hash */
+    unsigned char *own;     /* per frame of frame_start..last_frame: 1 = a cache of this setup */
+    int first_gap;          /* the first of those frames that is not (missing, a header that
+                               does not read, another setup's); last_frame + 1: none */
+} cache_folder;
+
+static void cache_folder_free(cache_folder *cf)
+{
+    free(cf->foreign);
+    free(cf->own);
+    memset(cf, 0, sizeof *cf);
+}
+
+/* Files the header of frame f's cache, if there is one, into *cf. */
+static pw_status folder_add(const pw_scene *sc, int last_frame, int f, pw_cache_info *info,
+                            cache_folder *cf, pw_error *err)
+{
+    char path[4096];
+    pw_error ignored;
+    if (pw_shot_cache_path(sc, f, path, sizeof path, &ignored) != PW_OK ||
+        !pw_shot_file_exists(path))
+        return PW_OK;
+    /* a header that does not read is nobody's frame: simulated anew when in the range */
+    if (pw_cache_table(path, info, &ignored) != PW_OK) return PW_OK;
+    if (info->sim_hash == sc->sim_hash) {
+        if (f >= sc->frame_start && f <= last_frame) cf->own[f - sc->frame_start] = 1;
+        return PW_OK;
+    }
+    if (cf->n_foreign == cf->cap_foreign) {
+        int cap = cf->cap_foreign ? 2 * cf->cap_foreign : 64;
+        int *grown = realloc(cf->foreign, (size_t)cap * sizeof *grown);
+        if (!grown) return pw_fail(err, PW_ENOMEM, "%s: out of memory listing caches", path);
+        cf->foreign = grown;
+        cf->cap_foreign = cap;
+    }
+    cf->foreign[cf->n_foreign++] = f;
+    return PW_OK;
+}
+
+/* The folder of path: "." when it has none. */
+static void folder_of(const char *path, char *out, size_t n)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) snprintf(out, n, ".");
+    else if (slash == path) snprintf(out, n, "/");
+    else snprintf(out, n, "%.*s", (int)(slash - path), path);
+}
+
+static int compare_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* The frame number of file name when the pattern's last path component (base), whose run
+ * of '#' starts at start and is len long, names it exactly as pw_frame_path would; -1
+ * otherwise. */
+static int frame_of_name(const char *base, size_t start, size_t len, const char *name)
+{
+    size_t digits = strspn(name + start, "0123456789");
+    if (strncmp(name, base, start) != 0 || digits < len || digits > 9 ||
+        strcmp(name + start + digits, base + start + len) != 0)
+        return -1;
+    int f = atoi(name + start);
+    /* more digits than the run only when the frame needs them: no "00012" for "####" */
+    return digits > len && name[start] == '0' ? -1 : f;
+}
+
+/* Lists every cache of the scene's pattern: the files of its folder whose names fit the
+ * pattern, or, when the frame number is in a folder's name, frames 0 to the later of
+ * last_frame and the scene's last frame. */
+static pw_status scan_cache_folder(const pw_scene *sc, int last_frame, cache_folder *cf,
+                                   pw_error *err)
+{
+    memset(cf, 0, sizeof *cf);
+    int n_range = last_frame - sc->frame_start + 1;
+    cf->own = calloc((size_t)(n_range > 0 ? n_range : 1), 1);
+    pw_cache_info *info = malloc(sizeof *info);
+    if (!cf->own || !info) {
+        free(info);
+        cache_folder_free(cf);
+        return pw_fail(err, PW_ENOMEM, "%s: out of memory listing caches", sc->cache_pattern);
+    }
+    pw_status rc = PW_OK;
+    size_t start = 0, len = 0;
+    pw_frame_pattern_runs(sc->cache_pattern, &start, &len);
+    const char *slash = strrchr(sc->cache_pattern, '/');
+    size_t base_at = slash ? (size_t)(slash - sc->cache_pattern) + 1 : 0;
+    if (start >= base_at) {
+        char folder[4096];
+        folder_of(sc->cache_pattern, folder, sizeof folder);
+        DIR *d = opendir(folder);
+        for (struct dirent *e; d && rc == PW_OK && (e = readdir(d));) {
+            int f = frame_of_name(sc->cache_pattern + base_at, start - base_at, len, e->d_name);
+            if (f >= 0) rc = folder_add(sc, last_frame, f, info, cf, err);
+        }
+        if (d) closedir(d); /* no folder yet: no caches */
+    } else {
+        int hi = last_frame > sc->frame_end ? last_frame : sc->frame_end;
+        for (int f = 0; f <= hi && rc == PW_OK; f++)
+            rc = folder_add(sc, last_frame, f, info, cf, err);
+    }
+    free(info);
+    if (rc != PW_OK) {
+        cache_folder_free(cf);
+        return rc;
+    }
+    if (cf->n_foreign) {
+        qsort(cf->foreign, (size_t)cf->n_foreign, sizeof *cf->foreign, compare_int);
+        char path[4096];
+        pw_cache_info *first = malloc(sizeof *first);
+        pw_error ignored;
+        if (first && pw_shot_cache_path(sc, cf->foreign[0], path, sizeof path, &ignored) == PW_OK &&
+            pw_cache_table(path, first, &ignored) == PW_OK)
+            cf->foreign_hash = first->sim_hash;
+        free(first);
+    }
+    cf->first_gap = sc->frame_start;
+    while (cf->first_gap <= last_frame && cf->own[cf->first_gap - sc->frame_start]) cf->first_gap++;
+    return PW_OK;
+}
+
+/* The refusal to simulate into a folder that holds another setup's frames. */
+static pw_status refuse_foreign(const pw_scene *sc, const cache_folder *cf, pw_error *err)
+{
+    char path[4096];
+    pw_status rc = pw_shot_cache_path(sc, cf->foreign[0], path, sizeof path, err);
+    if (rc != PW_OK) return rc;
+    char folder[4096];
+    folder_of(path, folder, sizeof folder);
+    const char *slash = strrchr(path, '/'), *file = slash ? slash + 1 : path;
+    return pw_fail(err, PW_EINVAL,
+                   "%s: holds %d frame%s of another simulation setup, the first frame %d (%s: "
+                   "sim hash %016llx, %s has %016llx); nothing was written: rerun with "
+                   "--replace to delete that setup's frames and simulate this one, or give the "
+                   "scene another \"name\" (or --output DIR) to keep both",
+                   folder, cf->n_foreign, cf->n_foreign == 1 ? "" : "s",
+                   cf->foreign[0], file, (unsigned long long)cf->foreign_hash, sc->path,
+                   (unsigned long long)sc->sim_hash);
+}
+
+/* --replace: deletes every frame of the other setup, those beyond this run's range too
+ * (they would follow frames of another simulation). */
+static pw_status remove_foreign(const pw_scene *sc, const cache_folder *cf,
+                                const pw_shot_options *o, pw_error *err)
+{
+    char path[4096];
+    for (int k = 0; k < cf->n_foreign; k++) {
+        pw_status rc = pw_shot_cache_path(sc, cf->foreign[k], path, sizeof path, err);
+        if (rc != PW_OK) return rc;
+        if (remove(path) != 0 && errno != ENOENT)
+            return pw_fail(err, PW_EIO, "%s: cannot delete a frame of another simulation setup "
+                           "(%s)", path, strerror(errno));
+    }
+    char folder[4096];
+    folder_of(path, folder, sizeof folder);
+    pw_shot_log(o, "sim: --replace: deleted %d frame%s of another simulation setup (frames "
+                "%d-%d) from %s", cf->n_foreign, cf->n_foreign == 1 ? "" : "s",
+                cf->foreign[0], cf->foreign[cf->n_foreign - 1], folder);
+    return PW_OK;
 }
 
 /* ---- simulation ----------------------------------------------------------------- */
@@ -231,11 +403,25 @@ pw_status pw_shot_simulate(const pw_scene *sc, int last_frame, const pw_shot_opt
 {
     *n_done = 0;
     char path[4096];
-    /* Continue from the newest full checkpoint of this setup; slim caches after it that
-     * are all present and valid need no simulation. */
+    /* The folder may hold frames of another simulation setup (a scene of the same name):
+     * overwriting some of them would leave a mix no render accepts, so they are refused
+     * before anything is written, or all deleted with --replace. */
+    cache_folder cf;
+    pw_status scan_rc = scan_cache_folder(sc, last_frame, &cf, err);
+    if (scan_rc != PW_OK) return scan_rc;
+    if (cf.n_foreign)
+        scan_rc = o->replace ? remove_foreign(sc, &cf, o, err) : refuse_foreign(sc, &cf, err);
+    int first_gap = cf.first_gap;
+    cache_folder_free(&cf);
+    if (scan_rc != PW_OK) return scan_rc;
+    /* Continue from the newest full checkpoint of this setup before the first frame that
+     * is not this setup's (every earlier one is: the render needs them all); slim caches
+     * after it that are all present and valid need no simulation. */
     int resume_from = sc->frame_start - 1, tail_cached = 1;
     if (!o->force) {
-        for (int f = last_frame; f >= sc->frame_start; f--) {
+        int top = first_gap <= last_frame ? first_gap - 1 : last_frame;
+        tail_cached = top == last_frame;
+        for (int f = top; f >= sc->frame_start; f--) {
             pw_status rc = pw_shot_cache_path(sc, f, path, sizeof path, err);
             if (rc != PW_OK) return rc;
             int kind = pw_shot_cache_kind(sc, path);

@@ -16,6 +16,8 @@
 typedef struct {
     int threads;        /* 0 = all cores */
     int force;          /* recompute frames whose valid output already exists */
+    int replace;        /* sim: delete the caches of another simulation setup in the
+                           folder (else they are refused) */
     int resume;         /* skip frames whose valid output exists (render) */
     int png;            /* write a PNG preview beside every EXR */
     const pw_view *view; /* the view transform of PNG previews and contact sheets (not
@@ -28,8 +30,12 @@ typedef struct {
 } pw_shot_options;
 
 /* Simulates frames start..last_frame into the scene's cache files. Valid caches of the
- * same simulation setup (sim_hash) are kept, and the run continues from the last one
- * (unless force). Returns the number of frames simulated in *n_done. */
+ * same simulation setup (sim_hash) are kept, and the run continues from the newest full
+ * one before the first frame that is missing or not of this setup (unless force; read
+ * from the headers). When the folder holds caches of another setup (a scene of the same
+ * name), nothing is written and PW_EINVAL names the folder, the first such frame and
+ * their count, unless o->replace: then all of them are deleted first, beyond
+ * last_frame too. Returns the number of frames simulated in *n_done. */
 pw_status pw_shot_simulate(const pw_scene *sc, int last_frame, const pw_shot_options *o,
                            int *n_done, pw_error *err);
 

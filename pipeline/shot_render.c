@@ -61,7 +61,7 @@ static pw_status read_particles(const pw_scene *sc, const char *path, int want_i
         pw_cache_frame_free(cf);
         return pw_fail(err, PW_EINVAL,
                        "%s: written by a different simulation setup than %s (sim hash %016llx, "
-                       "scene %016llx); re-simulate with `powder sim --force`",
+                       "scene %016llx); re-simulate with `powder sim --replace`",
                        path, sc->path, cache_hash, (unsigned long long)sc->sim_hash);
     }
     const pw_cache_attr *x = pw_cache_find(cf, "x"), *m = pw_cache_find(cf, "m");

@@ -60,7 +60,7 @@ int main(void)
         {{"run", scene, "--look", scene, NULL}, "'--look' is not an option of run"},
         {{"turntable", scene, "--resume", NULL}, "'--resume' is not an option of turntable"},
         {{"info", cache, "--frames", "2", NULL}, "'--frames' is not an option of info"},
-        {{"png", "x.exr", "--threads", "2", NULL}, "'--threads' is not an option of png"},
+        {{"png", "x.exr", "--frames", "2", NULL}, "'--frames' is not an option of png"},
     };
     for (size_t k = 0; k < sizeof refused / sizeof *refused; k++) {
         int rc = powder_run(log, refused[k].args);

@@ -3,7 +3,8 @@
  * background and alpha covers it (alpha > 0.5 on the snow, 0 on empty sky); a
  * re-render with another look changes pixels but not one byte of the caches; a
  * turntable writes the requested views and a contact sheet; a second run keeps the
- * frames of the same simulation and renders again those of a changed one (the frame's
+ * frames of the same simulation; a changed one of the same name is refused over them
+ * (exit 2), and with --replace simulates and renders them again (the frame's
  * "powder:source" names the simulation); bad input exits 2 with the file and place
  * named. Thresholds are loose on purpose (4 spp): a broken stage gives
  * black, empty or identical images, far from them. */
@@ -144,9 +145,16 @@ int main(void)
     if (at) memcpy(at, "[0, -2.5, 0]", 12);
     fixture_write(faster, text);
     snprintf(log3, sizeof log3, "%s/changed.txt", dir);
+    /* the same name, another simulation: its caches would overwrite the first scene's,
+     * so it is refused until --replace says to delete them */
     const char *run_faster[] = {"run", faster, "--output", out, NULL};
     rc = powder_run(log3, run_faster);
-    CHECK(rc == 0, "powder run of the changed scene exited %d", rc);
+    CHECK(rc == 2, "powder run of the changed scene over the old caches exited %d, not 2", rc);
+    CHECK(file_contains(log3, "--replace"), "the refusal does not name --replace");
+    const char *replace_faster[] = {"run", faster, "--output", out, "--replace", NULL};
+    remove(log3);
+    rc = powder_run(log3, replace_faster);
+    CHECK(rc == 0, "powder run --replace of the changed scene exited %d", rc);
     CHECK(!file_contains(log3, "already done"), "a frame of the old simulation counted as done");
     CHECK(pw_exr_read_string(path, "powder:source", src_after, sizeof src_after, &err6) == PW_OK,
           "%s", err6.msg);
