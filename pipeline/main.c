@@ -35,6 +35,7 @@ typedef struct {
     const char *view_name, *view_look; /* --view, --view-look: the PNGs' view transform */
     pw_view *view;                     /* made from them when the command writes PNGs */
     int threads, quiet, force, resume, png, help;
+    int replace; /* sim, run: delete caches of another simulation setup in the folder */
     int beauty; /* 'h' --half, 'f' --float, 0: the scene's render.beauty */
     int frame, steps, spp, width_px, height_px;
     int seed_set, frame_set; /* given on the command line (0 is a valid value) */
@@ -73,7 +74,7 @@ static void command_help(const char *cmd)
 {
     if (!strcmp(cmd, "run"))
         printf("usage: powder run [scene.json] [--frames SPEC] [--threads N] [--quiet]\n"
-               "                  [--force] [--png] [--half|--float] [--output DIR]\n"
+               "                  [--force] [--replace] [--png] [--half|--float] [--output DIR]\n"
                "                  [--max-memory SIZE] [--spp N] [--resolution WxH] [--seed S]\n"
                "                  [--view NAME] [--view-look NAME]\n\n"
                "Simulates the shot (continuing from the last complete cache), then renders every\n"
@@ -84,13 +85,19 @@ static void command_help(const char *cmd)
                "would need more memory than --max-memory (default: 90%% of this machine's) is\n"
                "refused before seeding. --spp, --resolution and --seed replace the scene's\n"
                "render settings (a quick preview: --spp 4 --resolution 320x180). --view and\n"
-               "--view-look choose the PNGs' view transform (see powder png --help).\n");
+               "--view-look choose the PNGs' view transform (see powder png --help).\n"
+               "--replace: as for powder sim (see powder sim --help).\n");
     else if (!strcmp(cmd, "sim"))
         printf("usage: powder sim scene.json [--frames SPEC] [--threads N] [--quiet] [--force]\n"
-               "                 [--resume] [--output DIR] [--max-memory SIZE]\n\n"
+               "                 [--resume] [--replace] [--output DIR] [--max-memory SIZE]\n\n"
                "Simulates up to the last requested frame, one cache per frame. A restarted run\n"
                "continues from the last complete cache of the same simulation setup (--resume is\n"
-               "the default); --force starts from the first frame.\n");
+               "the default) before the first frame that is missing or of another setup;\n"
+               "--force starts from the first frame. When the cache folder holds frames of\n"
+               "another simulation setup (a scene with the same \"name\" whose simulation\n"
+               "differs), nothing is written and the command exits 2; --replace deletes all of\n"
+               "that setup's frames (beyond the requested range too) and simulates this one.\n"
+               "Another \"name\" or --output DIR keeps both.\n");
     else if (!strcmp(cmd, "render"))
         printf("usage: powder render scene.json [--look other.json] [--frames SPEC] [--threads N]\n"
                "                    [--quiet] [--resume] [--png] [--half|--float]\n"
@@ -151,10 +158,11 @@ typedef struct {
 } command_spec;
 
 static const command_spec command_table[] = {
-    {"run", " --frames= --threads= --quiet --force --png --half --float --output="
+    {"run", " --frames= --threads= --quiet --force --replace --png --half --float --output="
             " --max-memory= --spp= --resolution= --seed= --view= --view-look= ", 1,
      "at most one scene file"},
-    {"sim", " --frames= --threads= --quiet --force --resume --output= --max-memory= ", 1,
+    {"sim", " --frames= --threads= --quiet --force --replace --resume --output= --max-memory= ",
+     1,
      "one scene file"},
     {"render", " --look= --frames= --threads= --quiet --resume --png --half --float --output="
                " --spp= --resolution= --seed= --caches= --view= --view-look= ", 1,
@@ -194,6 +202,7 @@ static int parse_options(int argc, char **argv, options *o)
         if (!strcmp(name, "--help")) o->help = 1;
         else if (!strcmp(name, "--quiet")) o->quiet = 1;
         else if (!strcmp(name, "--force")) o->force = 1;
+        else if (!strcmp(name, "--replace")) o->replace = 1;
         else if (!strcmp(name, "--resume")) o->resume = 1;
         else if (!strcmp(name, "--png")) o->png = 1;
         else if (!strcmp(name, "--half") || !strcmp(name, "--float")) {
@@ -346,6 +355,7 @@ static void shot_options(const options *o, pw_shot_options *so, pw_progress *pro
     memset(so, 0, sizeof *so);
     so->threads = o->threads;
     so->force = o->force;
+    so->replace = o->replace;
     so->resume = o->resume;
     so->png = o->png;
     so->view = o->view;
