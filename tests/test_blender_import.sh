@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Property: the README's Blender recipe ("### Blender, step by step"), run as written
-# there in the Blender users have (Debian 12's 3.4), brings Powder's exports into
-# Blender where Powder put them, frame for frame, saves a .blend that still holds them
-# when reopened, and renders (issues 17.3 and 18, field report points 2-4):
+# Property: the Blender recipe of pipeline/docs/exports.md ("## Blender, step by
+# step"), run as written there in the Blender users have (Debian 12's 3.4), brings
+# Powder's exports into Blender where Powder put them, frame for frame, saves a .blend
+# that still holds them when reopened, and renders:
 #   1. Blender frame N shows Powder's file N, for the volume sequence and the points;
 #   2. the points' bounding box, back in Powder's Y-up coordinates, equals the particle
 #      bounds `powder stats` reports, to 1e-5 m (float32);
@@ -27,7 +27,7 @@
 #      names the missing files, and no traceback: a missing .ply (a traceback before)
 #      and a missing .vdb alone (an empty frame and exit 0 before); and the README's
 #      import command passes --python-exit-code 1 before -P (else a traceback exits 0).
-# The commands are read from README.md; substituted are only the shot's name (tiny
+# The commands are read from exports.md; substituted are only the shot's name (tiny
 # for snowball_drop), the frame range (0-4), [--report] and the rendered frame (2).
 # SKIPPED (exit 77) when blender is not installed. In a build without OpenVDB, --vdb
 # is dropped from the command and the volume checks (1, 3, 5, 6's snow) are not run.
@@ -73,30 +73,30 @@ have_vdb=1
 "$powder" stats scenes/tiny.json --json >stats.jsonl || die "powder stats failed"
 
 # ---- the README's commands, one NUL-separated argument list per file -------------
-python3 - "$src/README.md" "$have_vdb" <<'EOF' || die "cannot read the recipe from README.md"
+python3 - "$src/pipeline/docs/exports.md" "$have_vdb" <<'EOF' || die "cannot read the recipe from pipeline/docs/exports.md"
 import re, shlex, sys
 text = open(sys.argv[1]).read()
-at = text.find("### Blender, step by step\n")
-if at < 0: sys.exit("README.md: no '### Blender, step by step' section")
-section = re.split(r"\n#{2,3} ", text[at + 4:])[0]
+at = text.find("## Blender, step by step\n")
+if at < 0: sys.exit("exports.md: no '## Blender, step by step' section")
+section = re.split(r"\n#{1,3} ", text[at + 3:])[0]
 m = re.search(r"```sh\n(.*?)```", section, re.S)
-if not m: sys.exit("README.md: no sh block in the Blender section")
+if not m: sys.exit("exports.md: no sh block in the Blender section")
 block = m.group(1)
 for old, new in (("snowball_drop", "tiny"), ("--frames 0-36", "--frames 0-4"),
                  ("[--report]", "--report"), ("-f 12", "-f 2")):
-    if old not in block: sys.exit("README.md: the Blender recipe no longer has %r" % old)
+    if old not in block: sys.exit("exports.md: the Blender recipe no longer has %r" % old)
     block = block.replace(old, new)
 # as bash reads them: a comment starts at a word's beginning (not in //drop.####)
 cmds = [shlex.split(re.sub(r"(^|\s)#.*", "", l)) for l in block.replace("\\\n", " ").splitlines()]
 cmds = [c for c in cmds if c]
 if len(cmds) != 2 or not all(c[0] == "blender" for c in cmds) or \
         "tools/blender_import.py" not in cmds[0] or "-f" not in cmds[1]:
-    sys.exit("README.md: expected an import and a render command, got %r" % cmds)
+    sys.exit("exports.md: expected an import and a render command, got %r" % cmds)
 # Blender exits 0 after a script's traceback unless told otherwise, before -P
 c = cmds[0]
 if "--python-exit-code" not in c or c[c.index("--python-exit-code") + 1] != "1" or \
         c.index("--python-exit-code") > c.index("-P"):
-    sys.exit("README.md: the import command needs --python-exit-code 1 before -P")
+    sys.exit("exports.md: the import command needs --python-exit-code 1 before -P")
 if sys.argv[2] != "1":  # no OpenVDB in this build: import the points only
     k = cmds[0].index("--vdb")
     del cmds[0][k:k + 2]
