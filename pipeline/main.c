@@ -38,7 +38,7 @@ typedef struct {
     int replace; /* sim, run: delete caches of another simulation setup in the folder */
     int beauty; /* 'h' --half, 'f' --float, 0: the scene's render.beauty */
     int frame, steps, spp, width_px, height_px;
-    int seed_set, frame_set; /* given on the command line (0 is a valid value) */
+    int seed_set, frame_set, exposure_set; /* given on the command line (0 is valid) */
     uint64_t seed;
     double radius, elevation_deg, exposure;
     double max_memory; /* [B] 0 = 90% of physical memory */
@@ -133,7 +133,10 @@ static void command_help(const char *cmd)
         printf("usage: powder png FILE.exr... [--exposure EV] [--view NAME] [--view-look NAME]\n"
                "                  [--mask MASK.exr] [--threads N] [--quiet]\n\n"
                "Writes FILE.png next to each EXR: its scene-linear colour scaled by 2^EV, then\n"
-               "shown through a view transform of OpenColorIO. With $OCIO set, that config's\n"
+               "shown through a view transform of OpenColorIO. EV and the view default to\n"
+               "what the render recorded in the EXR (the scene's render.png_exposure, the\n"
+               "render's --view and --view-look), so the PNG is the one render --png made;\n"
+               "--exposure and --view override them. With $OCIO set, that config's\n"
                "default display and --view (default: the display's default view) and\n"
                "--view-look (looks replacing the view's own). Without $OCIO, Powder's built-in\n"
                "config: display 'sRGB - Display', views 'ACES 1.0 - SDR Video' (default) and\n"
@@ -243,6 +246,7 @@ static int parse_options(int argc, char **argv, options *o)
             o->mask = value;
         } else if (!strcmp(name, "--exposure")) {
             if (!pw_cli_double(cmd, name, value, -30, 30, &o->exposure)) return 0;
+            o->exposure_set = 1;
         } else if (!strcmp(name, "--max-memory")) {
             char *end;
             double x = strtod(value, &end);
@@ -359,6 +363,8 @@ static void shot_options(const options *o, pw_shot_options *so, pw_progress *pro
     so->resume = o->resume;
     so->png = o->png;
     so->view = o->view;
+    so->view_name = o->view_name;
+    so->view_look = o->view_look;
     so->log = o->quiet ? NULL : stdout;
     so->progress = progress;
 }
@@ -572,18 +578,32 @@ static int cmd_png(const options *o)
         pw_cli_missing_argument("png", "an EXR file");
         return EXIT_USAGE;
     }
+    char said[512] = ""; /* the view last printed */
     for (int k = 0; k < o->n_positional; k++) {
         pw_error err = {0};
         char png[4096];
-        if (pw_shot_png_from_exr(o->positional[k], o->view, o->exposure, png, sizeof png,
-                                 &err) != PW_OK)
+        /* the exposure and view the render recorded, unless given here */
+        pw_shot_preview pv;
+        if (pw_shot_preview_of_exr(o->positional[k], o->exposure_set ? &o->exposure : NULL,
+                                   o->view_name || o->view_look ? o->view : NULL, o->view, &pv,
+                                   &err) != PW_OK)
             return fail(&err);
-        if (!o->quiet && k == 0) printf("powder: %s\n", pw_view_describe(o->view));
-        if (!o->quiet) printf("powder: %s\n", png);
+        pw_status rc = pw_shot_png_from_exr(o->positional[k], pv.view, pv.exposure, png,
+                                            sizeof png, &err);
+        const char *desc = pw_view_describe(pv.view);
+        if (rc == PW_OK && !o->quiet && strcmp(said, desc)) {
+            printf("powder: %s\n", desc);
+            snprintf(said, sizeof said, "%s", desc);
+        }
+        if (rc == PW_OK && !o->quiet)
+            printf("powder: %s (exposure %+g%s)\n", png, pv.exposure,
+                   pv.exposure_recorded ? ", recorded by the render" : "");
         pw_preview_colour pc;
-        if (o->mask && pw_preview_colour_measure(o->positional[k], o->mask, o->view,
-                                                 o->exposure, &pc, &err) != PW_OK)
-            return fail(&err);
+        if (rc == PW_OK && o->mask)
+            rc = pw_preview_colour_measure(o->positional[k], o->mask, pv.view, pv.exposure, &pc,
+                                           &err);
+        pw_view_destroy(pv.own);
+        if (rc != PW_OK) return fail(&err);
         if (o->mask)
             printf("powder: %s: %ld pixels under the mask: mean saturation %.3f, %ld with one "
                    "channel clipped, mean colour (%.1f, %.1f, %.1f)\n", png, pc.pixels,
