@@ -1,6 +1,6 @@
 /* camera_rig.h — the shot's camera over time: keyframed eye, target, up and field of
  * view, a thin lens given by f-number or aperture radius, and the shutter whose instants
- * the renderer blurs over (issue 14; scenes/FORMAT.md, "render.camera"). */
+ * the renderer blurs over (scenes/FORMAT.md, "render.camera"). */
 #ifndef PW_CAMERA_RIG_H
 #define PW_CAMERA_RIG_H
 

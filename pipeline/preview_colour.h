@@ -1,5 +1,5 @@
-/* preview_colour.h — what a preview shows of the snow: the colour measures of issue 41
- * (render/docs/view-transform.md), over the pixels a mask selects, on the very bytes the
+/* preview_colour.h — what a preview shows of the snow: the colour measures of
+ * render/docs/view-transform.md, over the pixels a mask selects, on the very bytes the
  * PNG holds. */
 #ifndef PW_PREVIEW_COLOUR_H
 #define PW_PREVIEW_COLOUR_H

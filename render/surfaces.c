@@ -1,9 +1,9 @@
 /* surfaces.c — opaque surfaces through Embree 3; see surfaces.h.
  *
- * Lifecycle (STYLE.md): device -> error callback (into pw_surfaces.device_err through
- * the user pointer) -> scene -> one geometry per surface, attached under the
- * surface's index as geomID -> commit -> intersect/occlude with an
- * RTCIntersectContext.
+ * Lifecycle, in the order of Embree's minimal tutorial: device -> error callback (into
+ * pw_surfaces.device_err through the user pointer) -> scene -> one geometry per
+ * surface, attached under the surface's index as geomID -> commit -> intersect/occlude
+ * with an RTCIntersectContext.
  *
  * Placement of a shape point q given in the shape's own frame (centred, unrotated):
  *     local = center + R_s q            (R_s = rotation_axis/rotation_angle)

@@ -46,8 +46,8 @@ double pw_colliders_moving_phi(const pw_colliders *c, double t, vec3 x, double *
  * nodes' degrees of freedom out of the solve; only those the collision set are
  * constrained: the normal one when the contact slips (dynamic friction, or mu = 0),
  * all three when it sticks (sticky, or static friction). Fixing all three for a
- * slipping contact would discard the solve's tangential forces (issue 21: a drop on
- * a frictionless floor drifted sideways). */
+ * slipping contact would discard the solve's tangential forces (a drop on a
+ * frictionless floor drifted sideways). */
 typedef enum { PW_CONTACT_NONE = 0, PW_CONTACT_NORMAL = 1, PW_CONTACT_ALL = 2 } pw_contact;
 
 /* Applies section 8 to velocity v at world point x and time t: for every collider with

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Property: tools/blender_export_sequence.py, run in the Blender users have (Debian 12's
 # 3.4), writes an animated object as the OBJ sequence the deforming mesh colliders read
-# (issue 38), where Blender shows it, in Powder's Y-up coordinates:
+# where Blender shows it, in Powder's Y-up coordinates:
 #   1. a cube (vertices at +-1) with keyframed location (frame 1: 0, frame 11: (1, 2, 3),
 #      linear) and a shape key lifting its top face by 0.5 (value 0 -> 1, linear), and a
 #      Bevel-free, Triangulate-free quad mesh: at frames 1, 6 and 11 every written vertex

@@ -1,5 +1,5 @@
 /* Property: powder-character (tools/character) writes OBJ sequences that the deforming
- * mesh colliders can take, moving as a walking and a digging figure should (issue 38).
+ * mesh colliders can take, moving as a walking and a digging figure should.
  * Everything is measured from the written files, read by Powder's own OBJ reader.
  * 1. Format: every frame has the first frame's vertex count and the very same faces;
  *    each connected component is closed, every edge run once each way by two faces

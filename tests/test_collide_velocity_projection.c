@@ -54,7 +54,7 @@ int main(void)
     check_vec(pw_collide_velocity(v3(0, -1, 0), v3(0, -3, 0), up, 0.5, 0, NULL), v3(0, -1, 0), 0,
               "5b collider receding");
 
-    /* 5c. what each case constrains in the implicit solve (issue 21): static friction and
+    /* 5c. what each case constrains in the implicit solve: static friction and
      * sticky all components, sliding and frictionless contact only the normal one */
     {
         pw_contact k;

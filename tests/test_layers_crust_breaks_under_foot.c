@@ -1,4 +1,4 @@
-/* Property (issue 38; the paper's walking character, Fig. 9: "the top layer was stiffer
+/* Property (the paper's walking character, Fig. 9: "the top layer was stiffer
  * and crunchier"): pressing a foot into a field with a stiff, brittle top layer, the
  * print's depth grows with how far the foot is pressed, and the top layer breaks where
  * the same field without the crust stays mostly in one piece.

@@ -5,7 +5,7 @@
  * discarding the tangential part of its forces at contact nodes (section 8 projects the
  * collided degrees of freedom out of the solve; fixing all three components of a
  * slipping node did that, and a jittered ball left the impact with a sideways speed of
- * 12 % of the impact speed, issue 21).
+ * 12 % of the impact speed).
  *
  * A Table 2 ball (R 0.06 m, 8 particles per cell, jittered lattice, so not symmetric to
  * the bit) falls at 2 m/s onto the half-space y <= 0 under gravity; from first contact

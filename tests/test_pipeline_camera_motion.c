@@ -1,4 +1,4 @@
-/* Property: the shot camera of issue 14 — motion blur from the caches, camera keys, lens
+/* Property: the shot camera — motion blur from the caches, camera keys, lens
  * from an f-number, EXR metadata per frame. Caches are written here, not simulated: a
  * ball of particles in free flight, x(t) = x0 + v0 t + g t^2 / 2, at frames 0, 1, 2.
  *   1. the blurred frame 1 (shutter [-0.5, 0.5], 4 instants) equals the mean of four

@@ -1,4 +1,4 @@
-/* Property: slim render caches (output.checkpoint_every, issue 22.7). The tiny shot,
+/* Property: slim render caches (output.checkpoint_every). The tiny shot,
  * frames 0-8, is run twice: every frame a full checkpoint (A), and checkpoint_every 4
  * (B: frames 0, 4, 8 full, the others slim).
  *   1. the slim frames are at least 4x smaller on disk than the same frames of A;

@@ -1,5 +1,5 @@
 /* test_progress_stage_weights — the bar and the ETA weigh each stage's units by their own
- * measured cost (issue 22.5). A job of 10 sim frames at 6 s and 10 render frames at 2 s,
+ * measured cost. A job of 10 sim frames at 6 s and 10 render frames at 2 s,
  * driven on an explicit clock:
  *   1. before anything is timed the ETA is unknown (< 0), not zero;
  *   2. during the sim, units of the unmeasured render stage cost what the measured

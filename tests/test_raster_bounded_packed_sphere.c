@@ -1,6 +1,6 @@
 /* Property: the bounded raster (the default for shots) renders packed snow smooth inside
  * and sharp at its surface, keeps its mass, and keeps loose snow less dense.
- * Setup of issue 13: a packed sphere, R 0.15 m, 8 particles per cell, h 0.01 m, seeded
+ * Setup: a packed sphere, R 0.15 m, 8 particles per cell, h 0.01 m, seeded
  * as `powder sim` seeds it (frame 0), default render spacing h / 4.
  *   1. interior relative standard deviation of node densities (r < R - 3 h, clear of
  *      the surface correction) <= 2 %; the paper's B-spline at sim spacing gives ~6.5 %.

@@ -1,4 +1,4 @@
-/* Property: compositing stand-ins (render.surfaces[].role, issue 22.4).
+/* Property: compositing stand-ins (render.surfaces[].role).
  * A homogeneous slab of optical depth tau = 1 (a particle lattice, albedo 0) floats
  * above a ground plane, lit by a sun straight overhead and no sky. The camera looks at
  * the ground from the side, below the slab, so no camera ray crosses it.

@@ -1,4 +1,4 @@
-/* Property: the thin lens and the shutter instants of stage 3 (issue 14).
+/* Property: the thin lens and the shutter instants of stage 3.
  *   1. every thin-lens ray of a pixel passes through the point the pinhole ray meets on
  *      the plane in focus (to 1e-12 m), and starts on the lens disk;
  *   2. a small opaque sphere on the view axis, in a black world: its coverage (alpha)

@@ -1,4 +1,4 @@
-/* Property (issue 40; Stomakhin et al. 2013, Fig. 1: "As the snowball moves down the hill,
+/* Property (Stomakhin et al. 2013, Fig. 1: "As the snowball moves down the hill,
  * compressed snow sticks"): a snowball rolled down a snowy hill gathers the snow it
  * presses. Its gathered mass (powder stats --gathered, pw_stats.h) grows over the roll,
  * by at least half by the bottom of the hill, and the field snow it picked up is denser

@@ -234,7 +234,7 @@ static void case_defaults(pw_scene *s)
     EQ(s->render.spp, 64);
     EQ(s->render.max_depth, 10000);
     EQ(s->render.rr_start_depth, 64);
-    EQ(s->render.raster, PW_RASTER_BOUNDED); /* issue 13: crisp packed snow by default */
+    EQ(s->render.raster, PW_RASTER_BOUNDED); /* crisp packed snow by default */
     EQ(s->render.subdiv, 4);                 /* the bounded raster's default */
     EQ(s->render.aov_depth + s->render.aov_albedo, 0);
     EQ(s->exr_compression, PW_EXR_ZIP);

@@ -1,4 +1,4 @@
-/* Property: "the same bits on every target", tested rather than remembered (issue 20.4).
+/* Property: "the same bits on every target", tested rather than remembered.
  * This test is linked with pw_sim_plain, the solver built with -DPW_NO_TARGET_CLONES:
  * no AVX-512 or AVX2 clones of the stencil loops, only the narrow kernels at the
  * compiler's baseline (SSE2 on x86-64). It runs the snowball of sim_deterministic_threads

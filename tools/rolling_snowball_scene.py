@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the rolling snowball scenes (issue 40; Stomakhin et al. 2013, Fig. 1).
+"""Writes the rolling snowball scenes (Stomakhin et al. 2013, Fig. 1).
 
 The ball is a snow sphere around a rigid, sticky core that rolls down a snowy hill on
 `motion` keys: its centre runs parallel to the hill at a fixed height and accelerates

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the snowplow scenes (issue 39; Stomakhin et al. 2013, Fig. 10) and the blade.
+"""Writes the snowplow scenes (Stomakhin et al. 2013, Fig. 10) and the blade.
 
 A plow clears a lane of a snow-covered road: a curved blade (a moldboard, a closed solid)
 set 40 degrees across the travel, driven along the road at a constant speed on `motion`

@@ -19,11 +19,11 @@
  * --sky-samples light-samples the daylight sky as well (off by default: lights.h).
  *
  * --efficiency renders the frame a second time with seed + 1 and prints the noise
- * figures of issue 15: variance per pixel and channel estimated as the mean of
+ * figures of render/docs/noise.md: variance per pixel and channel estimated as the mean of
  * (A - B)^2 / 2 over the two renders, and efficiency = 1 / (variance x seconds), over
  * the whole image and over the snow's pixels (those whose first event is in the medium,
  * by the albedo AOV), with the two renders' mean wall time. It also prints the snow's
- * relative standard deviation of luminance, the measure of issue 41: per pixel, the RMS
+ * relative standard deviation of luminance, the measure of render/docs/ice-optics.md: per pixel, the RMS
  * over the snow's pixels of |Y1 - Y2| / (sqrt(2) Y), and of the whole, the RMS of
  * (Y1 - Y2) / sqrt(2) over the RMS of Y. Y is the two renders' mean, or the reference's
  * with --reference-spp N: a third render, seed 77, N spp fixed, whose image mean the two
@@ -255,7 +255,7 @@ int main(int argc, char **argv)
         if (n_snow)
             printf("snow variance per channel  r %.4g, g %.4g, b %.4g\n", var_snow_c[0] / n_snow,
                    var_snow_c[1] / n_snow, var_snow_c[2] / n_snow);
-        /* issue 41's measure, on luminance; against a long render's when there is one */
+        /* the snow's relative noise, on luminance; against a long render's when there is one */
         pw_image ref = {0};
         if (reference_spp > 0) {
             pw_render_settings rr = rs;

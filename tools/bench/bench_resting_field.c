@@ -1,4 +1,4 @@
-/* bench_resting_field — what a resting snow field costs as it grows (issue 39).
+/* bench_resting_field — what a resting snow field costs as it grows.
  *
  * A bed of snow 0.06 m deep (h = 0.02 m, 8 particles a cell) settles and sleeps; then a
  * box is dragged through its middle for 0.25 s. The same action in beds of 1x, 4x and

@@ -1,4 +1,4 @@
-/* character.h — the test characters' meshes and poses (tools/character, issue 38).
+/* character.h — the test characters' meshes and poses (tools/character).
  *
  * A character is a set of parts, each one closed, outward-oriented mesh (a tapered
  * capsule, an ellipsoid or a rounded box) built once in its bone's own frame and moved

@@ -1,5 +1,5 @@
 /* main.c — powder-character: writes the OBJ sequence of a walking or digging figure,
- * the test characters of issue 38; see tools/character/README.md.
+ * the test characters; see tools/character/README.md.
  *
  *   powder-character walker|digger --out 'dir/name.####.obj' [--frames 49] [--first 1]
  *       [--fps 24] [--detail 2] [--start X Z] [--heading DEG]
