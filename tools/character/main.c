@@ -6,8 +6,8 @@
  *       [--speed 1.3] [--cycle 1.0]     (walker)
  *       [--swing 1.0] [--depth 0.04]    (digger)
  *
- * Every option is checked before anything is written; bad input gets one line naming
- * the option and exit status 2. Each frame is written to a temporary name and renamed
+ * --help (or -h) prints the usage and exits 0. Every option is checked before anything
+ * is written; bad input gets one line naming the option and exit status 2. Each frame is written to a temporary name and renamed
  * into place, so a reader (or a second build writing the same assets) never sees a
  * half-written frame. */
 #include "character.h"
@@ -21,6 +21,8 @@
 #include <unistd.h>
 
 #define MAX_FRAMES 100000
+/* parse_args' return for --help (or -h): the usage was printed, exit 0 */
+#define HELP_GIVEN (-1)
 
 typedef struct {
     const char *kind, *out;
@@ -56,18 +58,37 @@ static int parse_num(const char *opt, const char *text, double lo, double hi, do
     return 0;
 }
 
-static int usage(void)
+/* The usage on out, with what the options default to when full (--help). */
+static void usage(FILE *out, int full)
 {
-    fprintf(stderr,
+    fprintf(out,
             "usage: powder-character walker|digger --out 'dir/name.####.obj' [--frames N]\n"
             "       [--first F] [--fps FPS] [--detail D] [--start X Z] [--heading DEG]\n"
             "       [--speed M_PER_S] [--cycle S] (walker)  [--swing S] [--depth M] (digger)\n");
-    return 2;
+    if (full)
+        fprintf(out,
+                "\n"
+                "Writes the OBJ sequence of a walking figure (walker) or of a figure swinging\n"
+                "a pick into the ground (digger), one file per frame, the '#' run of --out\n"
+                "replaced by the frame number. Defaults: --frames 49, --first 1, --fps 24,\n"
+                "--detail 2 (1..8), --start 0 0 [m], --heading 0 [deg], --speed 1.3 [m/s],\n"
+                "--cycle 1.0 [s], --swing 1.0 [s], --depth 0.04 [m]. See\n"
+                "tools/character/README.md.\n");
 }
+
+static int is_help(const char *a) { return !strcmp(a, "--help") || !strcmp(a, "-h"); }
 
 static int parse_args(int argc, char **argv, run *r)
 {
-    if (argc < 2) return usage();
+    if (argc < 2) {
+        usage(stderr, 0);
+        return 2;
+    }
+    for (int i = 1; i < argc; i++)
+        if (is_help(argv[i])) {
+            usage(stdout, 1);
+            return HELP_GIVEN;
+        }
     r->kind = argv[1];
     if (strcmp(r->kind, "walker") && strcmp(r->kind, "digger"))
         return bad("unknown kind '%s' (walker or digger)", r->kind);
@@ -153,7 +174,7 @@ int main(int argc, char **argv)
              .o = {.detail = 2, .fps = 24, .speed = 1.3, .cycle = 1.0, .swing = 1.0,
                    .depth = 0.04}};
     int rc = parse_args(argc, argv, &r);
-    if (rc) return rc;
+    if (rc) return rc == HELP_GIVEN ? 0 : rc;
     int walker = !strcmp(r.kind, "walker");
     char msg[512];
     if ((walker ? walker_check : digger_check)(&r.o, msg, sizeof msg)) {
