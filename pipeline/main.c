@@ -119,11 +119,13 @@ static void command_help(const char *cmd)
                "                       [--elevation DEG] [--spp N] [--resolution WxH]\n"
                "                       [--output DIR] [--caches DIR] [--threads N] [--quiet]\n"
                "                       [--view NAME] [--view-look NAME]\n\n"
-               "Orbits the camera around the snow of one cached frame (default: the last) in K\n"
-               "steps (default 36; the last stops one step short of 360 degrees so the loop is\n"
-               "seamless), writing EXR frames and a PNG contact sheet. Preview defaults:\n"
-               "320x180, 16 spp. --view and --view-look choose the contact sheet's view\n"
-               "transform (see powder png --help).\n");
+               "Orbits the camera around the snow of one cached frame in K steps (default 36;\n"
+               "the last stops one step short of 360 degrees so the loop is seamless), writing\n"
+               "EXR frames and a PNG contact sheet. The frame is --frame N, else the last frame\n"
+               "that has a cache of the scene's simulation (so a shot simulated part of the\n"
+               "way turns around its newest frame). Preview defaults: 320x180, 16 spp. --view\n"
+               "and --view-look choose the contact sheet's view transform (see powder png\n"
+               "--help).\n");
     else if (!strcmp(cmd, "info"))
         printf("usage: powder info FILE [--threads N] [--quiet]\n\n"
                "Prints a cache file's header, its attributes with types and sizes, and the\n"
@@ -504,7 +506,14 @@ static int cmd_turntable(const options *o, pw_scene *sc, int unused)
     int rc = load_scene(o, 0, 1, sc);
     if (rc) return rc;
     pw_turntable_options t = {0};
-    t.frame = o->frame_set ? o->frame : sc->frame_end;
+    t.frame = o->frame;
+    if (!o->frame_set) { /* the last frame simulated so far, not the scene's last */
+        pw_error err = {0};
+        if (pw_shot_last_cached_frame(sc, &t.frame, &err) != PW_OK) return fail(&err);
+        if (!o->quiet)
+            printf("powder: turntable: frame %d, the last frame with a cache (of %d-%d; --frame "
+                   "N chooses another)\n", t.frame, sc->frame_start, sc->frame_end);
+    }
     t.steps = o->steps ? o->steps : 36;
     t.radius = o->radius;
     t.elevation_deg = o->elevation_deg ? o->elevation_deg : 20;

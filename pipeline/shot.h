@@ -109,6 +109,11 @@ int pw_shot_exr_is_current(const pw_scene *sc, const char *path);
 /* 1 when path holds a complete, undamaged cache of this scene's simulation setup. */
 int pw_shot_cache_is_valid(const pw_scene *sc, const char *path);
 
+/* The last frame of the scene's range whose cache is one of this simulation setup
+ * (pw_shot_cache_is_valid) into *frame: what a command of one frame takes by default.
+ * PW_ENOENT when no frame has one, naming the cache folder and `powder sim`. */
+pw_status pw_shot_last_cached_frame(const pw_scene *sc, int *frame, pw_error *err);
+
 /* How a preview of an EXR is made: the caller's exposure and view where given, else
  * what the render recorded in the EXR's header (pw_exr_read_preview: the scene's
  * render.png_exposure, and --view / --view-look when the render had them), else exposure
