@@ -358,12 +358,14 @@ static pw_status parse_resting(const sc_ctx *c, json_t *sim, pw_scene *s)
         return rc;
     if (rest) {
         const sc_range speed = {0, INFINITY, 1, 1, "the speed below which snow rests [m/s]"};
+        const sc_range wake = {0, INFINITY, 1, 1, "the speed of moving snow that wakes resting "
+                                                  "snow a block away [m/s]"};
         long long steps;
         if ((rc = sc_check_keys(c, rest, "sim.rest", keys_rest)) != PW_OK ||
             (rc = sc_number(c, rest, "sim.rest", "speed", 1, 0, speed, &p->rest_speed)) ||
             (rc = sc_int(c, rest, "sim.rest", "sleep_steps", 0, 50, 1, 1000000,
                          "the steps at rest before snow sleeps", &steps)) != PW_OK ||
-            (rc = sc_number(c, rest, "sim.rest", "wake_speed", 0, 10 * p->rest_speed, speed,
+            (rc = sc_number(c, rest, "sim.rest", "wake_speed", 0, 10 * p->rest_speed, wake,
                             &p->wake_speed)) != PW_OK)
             return rc;
         p->sleep_steps = (int)steps;
@@ -453,9 +455,9 @@ pw_status sc_sim(const sc_ctx *c, json_t *sim, pw_scene *s)
     json_t *cols;
     if ((rc = sc_get_array(c, sim, "sim", "colliders", 0, &cols)) != PW_OK) return rc;
     s->n_colliders = 0;
-    if (!cols) {
+    if (!cols) { /* "rest" and "active_region" still apply */
         json_object_set_new(sim, "colliders", json_array());
-        return PW_OK;
+        return parse_resting(c, sim, s);
     }
     if (json_array_size(cols) > PW_SCENE_MAX_COLLIDERS)
         return sc_fail(c, "sim.colliders", "%zu colliders, at most %d", json_array_size(cols),

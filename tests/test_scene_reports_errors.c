@@ -30,6 +30,9 @@ typedef struct {
 #define SPHERE "{\"type\": \"sphere\", \"center\": [0.5, 0.5, 0.5], \"radius\": 0.1}"
 #define BODIES "\"bodies\": [{\"material\": \"snow\", \"shapes\": [" SPHERE "]}]"
 #define CAM "\"camera\": {\"eye\": [0.5, 0.5, 3], \"target\": [0.5, 0.5, 0.5]}"
+#define HALFSPACE \
+    "\"colliders\": [{\"shape\": {\"type\": \"halfspace\", \"center\": [0, 0, 0], " \
+    "\"normal\": [0, 1, 0]}}]"
 #define LIGHTS "\"lights\": {\"sky\": {\"radiance\": [1, 1, 1]}}"
 /* a text body shape with the given keys and height, in the middle of the unit domain */
 #define TEXT_AT(keys, height) \
@@ -287,6 +290,22 @@ static const error_case cases[] = {
     {"13.5", SIM, "\"colliders\": [{\"shape\": {\"type\": \"mesh\", \"path\": \"w.##.obj\", "
                   "\"thickness\": -0.01}}], " SIM,
      {"sim.colliders[0].shape.thickness = -0.01: the shell's thickness [m] must be"}},
+    /* 14. each range names what its own key means, where two keys share a range */
+    {"14.1", SIM, "\"rest\": {\"speed\": 0.01, \"wake_speed\": -1}, " HALFSPACE ", " SIM,
+     {"sim.rest.wake_speed = -1: the speed of moving snow that wakes resting snow a block "
+      "away [m/s] must be > 0"}},
+    /* a scene without colliders read no "rest" at all: its numbers went unchecked, and
+     * unused */
+    {"14.2", SIM, "\"rest\": {\"speed\": -1}, " SIM,
+     {"sim.rest.speed = -1: the speed below which snow rests [m/s] must be > 0"}},
+    {"14.3", SIM, "\"active_region\": {\"shape\": {\"type\": \"box\", \"center\": [0, 0, 0], "
+                  "\"half_extents\": [1, 1, 1]}}, " SIM,
+     {"sim.active_region: needs sim.rest"}},
+    {"14.4", SPHERE, "{\"type\": \"text\", \"text\": \"Snow\", \"height\": 0.1, \"depth\": -1}",
+     {"sim.bodies[0].shapes[0].depth = -1: the depth [m] must be > 0"}},
+    {"14.5", SIM, "\"colliders\": [{\"shape\": {\"type\": \"mesh\", \"path\": \"w.obj\", "
+                  "\"scale\": 0}}], " SIM,
+     {"sim.colliders[0].shape.scale = 0: the mesh scale [-] must be > 0"}},
     /* 8. duplicate keys, empty and non-object documents, bad bytes */
     {"8.1", MAT, "\"snow\": {\"nu\": 0.2, \"nu\": 0.3}",
      {"scene.json:6:42: ", "duplicate object key"}},
