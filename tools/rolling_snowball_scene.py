@@ -34,8 +34,8 @@ PRESETS = {
                   field_length=0.9, end_frame=29, rest=1, rest_wake=0.03, settled=1,
                   comment="Rolling snowball (Stomakhin et al. 2013, Fig. 1) at Table 3's count "
                   "(7.2e6): 7256476 particles, h 0.003 m, grid 351x219x233, the field seeded "
-                  "settled and resting (waking at 0.03 m/s). See README for its state. Written by "
-                  "tools/rolling_snowball_scene.py."),
+                  "settled and resting (waking at 0.03 m/s). Its runs: "
+                  "docs/shots/rolling-snowball.md. Written by tools/rolling_snowball_scene.py."),
     # the test's: coarse and narrow
     "test": dict(name="roll", h=0.015, ppc=8, field_half_width=0.08,
                  field_length=0.9, end_frame=29),
