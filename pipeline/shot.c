@@ -395,17 +395,35 @@ static pw_status sim_interrupted(const pw_scene *sc, int frame, int last_frame,
                    frame + 1, last_frame);
 }
 
-static pw_status seed_scene(pw_sim *sim, const pw_scene *sc, pw_error *err)
+/* The scene's colliders into sim. The files of a mesh (an OBJ sequence's every file) are
+ * read here, not when the scene is parsed: one that does not read is named as every scene
+ * error is, by the scene file and the JSON path, then the file and its line. */
+static pw_status add_colliders(pw_sim *sim, const pw_scene *sc, pw_error *err)
 {
     for (int c = 0; c < sc->n_colliders; c++) {
-        pw_status rc = pw_sim_add_collider(sim, &sc->colliders[c], err);
-        if (rc != PW_OK) return rc;
+        pw_error e = {0};
+        pw_status rc = pw_sim_add_collider(sim, &sc->colliders[c], &e);
+        if (rc == PW_OK) continue;
+        /* the solver calls it "collider c"; the scene names it by its key */
+        char own[32];
+        snprintf(own, sizeof own, "collider %d: ", c);
+        size_t n = strlen(own);
+        const char *what = strncmp(e.msg, own, n) ? e.msg : e.msg + n;
+        return pw_fail(err, rc, "%s: sim.colliders[%d].shape%s: %s", sc->path, c,
+                       pw_shape_is_mesh(&sc->colliders[c].shape) ? ".path" : "", what);
     }
+    return PW_OK;
+}
+
+static pw_status seed_scene(pw_sim *sim, const pw_scene *sc, pw_error *err)
+{
+    pw_status rc = add_colliders(sim, sc, err);
+    if (rc != PW_OK) return rc;
     for (int b = 0; b < sc->n_bodies; b++) {
         pw_seeded seeded;
         memset(&seeded, 0, sizeof seeded);
-        pw_status rc = pw_seed_body(&sc->bodies[b], &sc->materials[sc->body_material[b]],
-                                    sc->sim.h, &seeded, err);
+        rc = pw_seed_body(&sc->bodies[b], &sc->materials[sc->body_material[b]], sc->sim.h,
+                          &seeded, err);
         if (rc == PW_OK) rc = pw_sim_add_particles(sim, &seeded, err);
         pw_seeded_free(&seeded);
         if (rc != PW_OK) {
@@ -472,8 +490,7 @@ pw_status pw_shot_simulate(const pw_scene *sc, int last_frame, const pw_shot_opt
     char demote_path[4096] = "", demote_tmp[4200] = "";
     if (resume_from >= sc->frame_start) {
         if ((rc = pw_shot_cache_path(sc, resume_from, path, sizeof path, err)) != PW_OK) goto done;
-        for (int c = 0; c < sc->n_colliders && rc == PW_OK; c++)
-            rc = pw_sim_add_collider(sim, &sc->colliders[c], err);
+        rc = add_colliders(sim, sc, err);
         if (rc == PW_OK) rc = pw_sim_load(sim, path, err);
         if (rc != PW_OK) goto done;
         pw_shot_log(o, "sim: resuming after frame %d (%s)", resume_from, path);
