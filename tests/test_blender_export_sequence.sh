@@ -15,7 +15,18 @@
 #      (Blender (x, y, z) -> (-y, x, z), so written (X, Y, Z) -> (Z, Y, -X)), to 1e-5 m:
 #      rig deformation is evaluated;
 #   4. a Build modifier (faces appear over time) fails the export: exit 1, one line naming
-#      the frame, nothing written; so do an unknown object and a pattern without '#'.
+#      the frame, nothing written; so do an unknown object, an object named twice and a
+#      pattern without '#';
+#   5. a cube whose top corner (+x, -y) slides across the top face's diagonal by frame 11
+#      (the top quad turns concave, so Blender splits it the other way from frame 7 on):
+#      exported, with the same f lines in frames 1, 6 and 11 (the first frame's split)
+#      and the moved corner where Blender has it, to 1e-5 m;
+#   6. several objects (a rig in parts): --object Cube --object Rigged writes one file per
+#      frame holding Cube's vertices then Rigged's, exactly the lines of their exports
+#      alone, Rigged's faces shifted by Cube's 8 vertices; the summary names both;
+#   7. the summary ends with the scene's "sequence" with Blender's frame rate as "fps" (a
+#      29.97 fps scene: fps 30 / fps_base 1.001, which Blender keeps in single precision:
+#      29.970028...).
 # SKIPPED (exit 77) when blender is not installed.
 #
 # usage: bash test_blender_export_sequence.sh <powder binary> <source dir> <scratch dir>
@@ -28,7 +39,8 @@ command -v blender >/dev/null || skip "blender is not installed (apt-get install
 command -v python3 >/dev/null || skip "python3 is not installed"
 rm -rf "$scratch" && mkdir -p "$scratch" && cd "$scratch" || die "scratch $scratch"
 
-# the scene: Cube (location + shape key), Rigged (armature), Growing (Build modifier)
+# the scene: Cube (location + shape key), Rigged (armature), Growing (Build modifier),
+# Dented (a corner sliding across the top face's diagonal); 29.97 fps
 cat >make_scene.py <<'PY'
 import math
 import os
@@ -36,6 +48,7 @@ import bpy
 bpy.ops.wm.read_factory_settings(use_empty=True)
 scene = bpy.context.scene
 scene.frame_start, scene.frame_end = 1, 11
+scene.render.fps, scene.render.fps_base = 30, 1.001
 
 def linear(action):
     for fc in action.fcurves:
@@ -88,6 +101,20 @@ growing = bpy.context.active_object
 growing.name = "Growing"
 build = growing.modifiers.new("Build", 'BUILD')
 build.frame_start, build.frame_duration = 1, 10
+
+bpy.ops.mesh.primitive_cube_add(size=2, location=(0, 0, 0))
+dented = bpy.context.active_object
+dented.name = "Dented"
+dented.shape_key_add(name="Basis")
+dent = dented.shape_key_add(name="Dent")
+for v in dent.data:
+    if v.co.x > 0 and v.co.y < 0 and v.co.z > 0:
+        v.co.x, v.co.y = -0.5, 0.5
+dent.value = 0
+dent.keyframe_insert("value", frame=1)
+dent.value = 1
+dent.keyframe_insert("value", frame=11)
+linear(dented.data.shape_keys.animation_data.action)
 bpy.ops.wm.save_as_mainfile(filepath=os.path.abspath("scene.blend"))
 PY
 blender -b --factory-startup --python-exit-code 1 --python make_scene.py >make.log 2>&1 \
@@ -104,6 +131,33 @@ grep -q "blender_export_sequence.py: Cube: frames 1-11, 8 vertices, 12 triangles
     || { cat cube.log; die "no summary line"; }
 export_seq Rigged 'rig/rig.##.obj' --frames 1 11 >rig.log 2>&1 \
     || { cat rig.log; die "export of Rigged failed"; }
+# 5. a quad Blender splits differently as it turns concave
+export_seq Dented 'dent/dent.####.obj' --frames 1 11 >dent.log 2>&1 \
+    || { cat dent.log; die "5. export of Dented failed"; }
+for f in 0006 0011; do
+    cmp -s <(grep '^f ' dent/dent.0001.obj) <(grep '^f ' dent/dent.$f.obj) \
+        || die "5. frame $f's faces differ from frame 1's"
+done
+# 6. several objects in one file; 7. the frame rate
+export_seq Cube 'cube1/cube.####.obj' --frames 1 11 >cube1.log 2>&1 \
+    || { cat cube1.log; die "export of Cube at scale 1 failed"; }
+blender -b scene.blend --python-exit-code 1 --python "$src/tools/blender_export_sequence.py" \
+    -- --object Cube --object Rigged --out 'both/both.####.obj' --frames 1 11 >both.log 2>&1 \
+    || { cat both.log; die "6. export of Cube and Rigged failed"; }
+grep -q "blender_export_sequence.py: Cube, Rigged: frames 1-11, 16 vertices, 24 triangles" \
+    both.log || { cat both.log; die "6. no summary line naming both objects"; }
+for f in 01 06 11; do
+    both=both/both.00$f.obj cube=cube1/cube.00$f.obj rig=rig/rig.$f.obj
+    cmp -s <(grep '^v ' "$both") <(grep -h '^v ' "$cube" "$rig") \
+        || die "6. frame $f: the vertices are not Cube's then Rigged's"
+    cmp -s <(grep '^f ' "$both") <(grep '^f ' "$cube"; grep '^f ' "$rig" |
+        awk '{print "f", $2 + 8, $3 + 8, $4 + 8}') \
+        || die "6. frame $f: the faces are not Cube's then Rigged's shifted by 8"
+    [ "$(grep -c '^o ' "$both")" = 2 ] || die "6. frame $f: not one 'o' group per object"
+done
+grep -qE '"sequence": \{"first": 1, "last": 11, "fps": 29\.970028[0-9]*\}$' both.log \
+    || { cat both.log; die "7. no line giving the sequence with the scene's fps"; }
+grep -F '"sequence"' both.log
 
 python3 - <<'PY' || die "vertex positions"
 import itertools, sys
@@ -147,6 +201,16 @@ for f in (1, 6, 11):
     if faces0 is None: faces0 = F
     elif F != faces0:
         bad += 1; print("FAIL frame %d: faces differ" % f)
+# 5. the dented cube: the moved corner where Blender has it, the first frame's faces
+D1, G1 = read("dent/dent.0001.obj")
+D11, G11 = read("dent/dent.0011.obj")
+want = [(x, z, -y) for x, y, z in itertools.product((-1, 1), repeat=3)]
+want11 = [(-0.5, 1, -0.5) if (X, Y, Z) == (1, 1, 1) else (X, Y, Z) for X, Y, Z in want]
+near(D1, want, "dented cube frame 1")
+near(D11, want11, "dented cube frame 11")
+if G11 != G1 or len(G1) != 12:
+    bad += 1
+    print("FAIL dented cube: frame 11's %d faces differ from frame 1's %d" % (len(G11), len(G1)))
 V1, F1 = read("rig/rig.01.obj")
 want = [(x, z, -y) for x, y, z in itertools.product((-1, 1), repeat=3)]
 near(V1, want, "rigged cube frame 1")
@@ -170,6 +234,10 @@ grep -q "^blender_export_sequence.py: frame [4-9]: object 'Growing' has .* frame
 [ -e grow ] && die "a refused export wrote files"
 export_seq Nobody 'x/x.####.obj' >nobody.log 2>&1 && die "missing object accepted"
 grep -q "no object named 'Nobody'" nobody.log || { cat nobody.log; die "missing object message"; }
+blender -b scene.blend --python-exit-code 1 --python "$src/tools/blender_export_sequence.py" \
+    -- --object Cube --object Cube --out 'x/x.####.obj' >twice.log 2>&1 \
+    && die "an object named twice accepted"
+grep -q "'Cube' is named twice" twice.log || { cat twice.log; die "object named twice message"; }
 export_seq Cube 'x/x.obj' >nohash.log 2>&1 && die "pattern without # accepted"
 grep -q "needs exactly one run of '#'" nohash.log || { cat nohash.log; die "pattern message"; }
 [ -e x ] && die "a refused export wrote files"
