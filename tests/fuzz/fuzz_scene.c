@@ -2,7 +2,8 @@
  * valid scene whose invariants hold or an error naming the input, never a crash, a
  * sanitizer report, a hang or an unterminated message.
  *
- * Build: cmake -DPOWDER_FUZZ=ON -DCMAKE_C_COMPILER=clang; run:
+ * Build: tools/fuzz, or cmake -DPOWDER_FUZZ=ON -DCMAKE_C_COMPILER=clang
+ *   -DCMAKE_CXX_COMPILER=clang++; run:
  *   fuzz_scene -max_total_time=60 tests/fuzz/corpus/scene */
 #include <math.h>
 #include <stdint.h>
