@@ -542,10 +542,15 @@ pw_status pw_shot_simulate(const pw_scene *sc, int last_frame, const pw_shot_opt
         }
         if (rc != PW_OK) goto done;
         pw_sim_get_stats(sim, &after);
-        char resting[96] = "";
+        /* the share counts from this run's start: a resumed run's solver is new */
+        char resting[256] = "";
         if (sc->sim.rest_speed > 0)
-            snprintf(resting, sizeof resting, ", %zu of %zu particles stepped (%.0f %% so far)",
-                     after.particles_stepped, after.particles, 100 * after.stepped_share);
+            snprintf(resting, sizeof resting,
+                     ", %zu of %zu particles stepped at the frame's end (the others rest, not "
+                     "stepped); %.0f %% of particle steps taken since frame %d, where this run "
+                     "began",
+                     after.particles_stepped, after.particles, 100 * after.stepped_share,
+                     resume_from + 1);
         /* this frame's solves, not the mean since t = 0, which hides a break's rise
          * (sim/docs/cr-after-break.md) */
         uint64_t solves = after.cr_solves - before.cr_solves;
