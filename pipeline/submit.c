@@ -243,11 +243,12 @@ static const char *const threads_line =
 
 /* The simulation job. Slurm's warning a while before the time limit (--signal, USR1 to
  * this shell) is passed on to powder as SIGTERM: it finishes its frame, writes a full
- * checkpoint and exits 3, and the job requeues itself (same id, log appended), to
- * resume from that checkpoint, as many times as the shot needs. Meanwhile the shell
+ * checkpoint and exits 3, and the job submits its successor, a new job of this script
+ * (run 2, 3, ...; a new id and log) that resumes from that checkpoint, as many times as
+ * the shot needs (a requeued job would wait about two minutes). Meanwhile the shell
  * follows the log's "sim: frame N" lines and releases each held render task once the
  * last frame of its slice is written, so rendering overlaps the simulation. A plain
- * SIGTERM (scancel, preemption) stops powder the same way but is not requeued: the held
+ * SIGTERM (scancel, preemption) stops powder the same way but is not continued: the held
  * render tasks of frames not simulated are then cancelled, as after a failure. */
 static char *sim_script(const pw_submit_plan *p, const pw_submit_request *rq)
 {
@@ -259,8 +260,8 @@ static char *sim_script(const pw_submit_plan *p, const pw_submit_request *rq)
                 "# Powder simulation of shot '%s', frames %d-%d, written by `powder submit`.\n"
                 "# usage: sbatch %s.sim.sbatch <render array job id>\n"
                 "# Resumes from the newest checkpoint; %d s before its time limit it checkpoints\n"
-                "# and requeues itself; it releases each held render task once its frames are\n"
-                "# simulated.\n",
+                "# and submits a new job that continues from that checkpoint (run 2, 3, ...); it\n"
+                "# releases each held render task once its frames are simulated.\n",
                 sc->name, s->sim_first, s->sim_last, sc->name, rq->sim_warning);
     text_printf(&t, "#SBATCH --job-name=powder-sim-%s\n#SBATCH --output=", sc->name);
     text_slurm_pattern(&t, p->log_dir);

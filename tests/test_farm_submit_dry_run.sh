@@ -5,7 +5,9 @@
 # still lack a valid EXR, each task rendering its slice with --resume and logging to a
 # file named after its frame range; the array submitted first and held, and its id
 # (parsed from sbatch --parsable) given to the simulation job, which releases each
-# slice by its last frame; with --render-only and --look no simulation job, no hold. Every
+# slice by its last frame, and which its words say continues as a new job near its time
+# limit (as it does), not requeued; with --render-only and --look no simulation job, no
+# hold. Every
 # expectation is an exact line, so the tolerance is zero. No Slurm is needed: --dry-run
 # prints the scripts, and a fake `sbatch` on PATH records how powder calls it.
 #
@@ -87,6 +89,11 @@ check "1.15 working directory" lines 2 "#SBATCH --chdir=$abs"
 check "1.16 dry run writes nothing" test ! -e out
 check "1.17 extra sbatch option, both jobs" lines 2 "#SBATCH --time=0:30:00"
 check "1.18 second extra sbatch option" lines 2 "#SBATCH --account=fx"
+# the simulation script's words say what its code does: near its time limit it hands the
+# shot to a new job (sbatch --dependency), it is never requeued
+check "1.19 sim script: continued by a new job" \
+    line "# and submits a new job that continues from that checkpoint (run 2, 3, ...); it"
+check "1.20 sim script: no requeue claimed" no_text "requeues itself"
 
 # 2. frame lists: strides and gaps become specs the frames parser reads back
 out=$("$powder" submit tiny.json --frames 1-9x2 --chunk 3 --dry-run 2>&1)
@@ -231,6 +238,8 @@ st=$?
 check "6.16 --time=5 with --render-only (no simulation job) accepted" status 0
 out=$("$powder" submit --help)
 check "6.11 help" text "usage: powder submit scene.json"
+check "6.12 help: continued by a new job" text "submits a new simulation job that continues"
+check "6.13 help: no requeue claimed" no_text "requeues itself"
 
 echo "$((cases - fails)) passed, $fails failed"
 [ "$fails" = 0 ]
