@@ -67,10 +67,18 @@ pw_status pw_frames_parse(const char *spec, int lo, int hi, pw_frame_list *out, 
             pw_frame_list_free(out);
             return pw_fail(err, PW_EINVAL, "--frames '%s': range %d-%d runs backwards", spec, a, b);
         }
+        if (a < 0) { /* "-1" is frame -1, never a range: say so rather than "-1--1" */
+            pw_frame_list_free(out);
+            return pw_fail(err, PW_EINVAL, "--frames '%s': frame %d: frame numbers start at 0 "
+                           "(the shot's frames are %d-%d)", spec, a, lo, hi);
+        }
         if (a < lo || b > hi) {
             pw_frame_list_free(out);
-            return pw_fail(err, PW_EINVAL, "--frames '%s': frames %d-%d outside the shot's %d-%d",
-                           spec, a, b, lo, hi);
+            if (a == b)
+                return pw_fail(err, PW_EINVAL, "--frames '%s': frame %d is outside the shot's "
+                               "%d-%d", spec, a, lo, hi);
+            return pw_fail(err, PW_EINVAL, "--frames '%s': frames %d-%d reach outside the "
+                           "shot's %d-%d", spec, a, b, lo, hi);
         }
         for (long f = a; f <= b; f += step) {
             pw_status rc = append(out, &cap, (int)f, err);

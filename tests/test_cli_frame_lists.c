@@ -1,6 +1,8 @@
 /* Property: --frames specifications expand to exactly the frames a user means
  * ("5", "1-48", "1-100x2", comma lists), sorted without duplicates, and every malformed
- * or out-of-range spec is refused with a message quoting it. Exact integer checks. */
+ * or out-of-range spec is refused with a message quoting it; a negative frame is refused
+ * as one (frame numbers start at 0), and a single frame is named as a frame, not as a
+ * range ("frames -1--1"). Exact integer checks and exact messages. */
 #include <string.h>
 
 #include "check.h"
@@ -33,6 +35,17 @@ static void refuse(const char *spec, int lo, int hi, const char *needle)
     CHECK(l.frames == NULL && l.count == 0, "'%s': list not empty after failure", spec);
 }
 
+/* The whole message of a refused spec. */
+static void refuse_exactly(const char *spec, int lo, int hi, const char *want)
+{
+    pw_frame_list l;
+    pw_error err = {0};
+    pw_status rc = pw_frames_parse(spec, lo, hi, &l, &err);
+    CHECK(rc == PW_EINVAL, "'%s' accepted", spec);
+    CHECK(!strcmp(err.msg, want), "'%s':\n  got:      %s\n  expected: %s", spec, err.msg, want);
+    if (rc == PW_OK) pw_frame_list_free(&l);
+}
+
 int main(void)
 {
     /* 1. the forms of the issue */
@@ -53,5 +66,16 @@ int main(void)
     refuse("1,", 1, 48, "'1,'");
     refuse("1;2", 1, 48, "'1;2'");
     refuse("99999999999999", 1, 48, "99999999999999");
+    /* 4. negative frames are refused as such, and a frame or range is printed as one
+     * (`--frames -1` was "frames -1--1 outside the shot's 0-10") */
+    refuse_exactly("-1", 0, 10,
+                   "--frames '-1': frame -1: frame numbers start at 0 (the shot's frames are 0-10)");
+    refuse_exactly("-3-2", 0, 10,
+                   "--frames '-3-2': frame -3: frame numbers start at 0 (the shot's frames are "
+                   "0-10)");
+    refuse_exactly("12", 0, 10, "--frames '12': frame 12 is outside the shot's 0-10");
+    refuse_exactly("5-12", 0, 10, "--frames '5-12': frames 5-12 reach outside the shot's 0-10");
+    refuse_exactly("3,12x2", 0, 10, "--frames '3,12x2': cannot read '12x2' (expected N, A-B or "
+                                   "A-BxSTEP, comma separated)");
     return check_done("cli_frame_lists");
 }
