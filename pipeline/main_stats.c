@@ -91,7 +91,9 @@ static const char *const help_text =
     "--json prints one JSON object per frame and line. --threads N and --quiet are taken\n"
     "as by every command (stats has no progress display: --quiet changes nothing).\n"
     "Caches come from `powder sim` (--caches DIR, else DIR/cache/ with --output DIR when\n"
-    "it exists, else where the scene says).\n";
+    "it exists, else where the scene says). Every frame's cache is checked before a row\n"
+    "is printed: each missing, damaged or foreign one is named and nothing is measured.\n"
+    "Without --frames the range ends at the last cached frame.\n";
 
 static int parse(int argc, char **argv, stats_options *o)
 {
@@ -291,6 +293,45 @@ static void print_json(int f, double t, const pw_frame_stats *st, int collider,
     printf("}\n");
 }
 
+/* Checks the cache of every frame to measure (and with --surface of the shot's first
+ * frame, its reference) before the first row is printed, as render and export do: a
+ * missing, damaged or foreign frame in the middle must not leave a partial table or a
+ * partial --json file, and every bad frame is named. Without --frames the range is
+ * what has been simulated: it ends at the last frame that has a cache, and *fl is cut
+ * there. Returns 0 or the exit status (the problems printed). */
+static int check_range(const stats_options *o, const pw_scene *sc, pw_frame_list *fl)
+{
+    char cache[4096];
+    struct stat sb;
+    if (!o->frames) {
+        while (fl->count > 0 &&
+               (pw_frame_path(sc->cache_pattern, fl->frames[fl->count - 1], cache,
+                              sizeof cache, NULL) != PW_OK ||
+                stat(cache, &sb) != 0))
+            fl->count--;
+        if (fl->count == 0) {
+            pw_error err = {0};
+            pw_fail(&err, PW_ENOENT, "%s: no cached frame found in %s (`powder sim %s` "
+                    "writes them; --caches DIR reads them from another folder)",
+                    sc->path, sc->cache_pattern, sc->path);
+            return pw_cli_fail(&err);
+        }
+    }
+    if (!o->surface || fl->frames[0] == sc->frame_start)
+        return pw_cli_check_caches(sc, fl, NULL);
+    /* the surface's reference first, then the listed frames (all after it) */
+    pw_frame_list with_first = {malloc((size_t)(fl->count + 1) * sizeof(int)), fl->count + 1};
+    if (!with_first.frames) {
+        fprintf(stderr, "powder: out of memory\n");
+        return EXIT_WORK;
+    }
+    with_first.frames[0] = sc->frame_start;
+    memcpy(with_first.frames + 1, fl->frames, (size_t)fl->count * sizeof(int));
+    int rc = pw_cli_check_caches(sc, &with_first, NULL);
+    pw_frame_list_free(&with_first);
+    return rc;
+}
+
 static int run_stats(const stats_options *o, pw_scene *sc)
 {
     pw_error err = {0};
@@ -314,16 +355,17 @@ static int run_stats(const stats_options *o, pw_scene *sc)
     pw_status st = o->frames ? pw_frames_parse(o->frames, sc->frame_start, sc->frame_end, &fl, &err)
                              : pw_frames_range(sc->frame_start, sc->frame_end, &fl, &err);
     if (st != PW_OK) return pw_cli_fail(&err);
+    int rc = check_range(o, sc, &fl);
+    if (rc) {
+        pw_frame_list_free(&fl);
+        return rc;
+    }
     int printed = 0;
     char first_cache[4096]; /* the surface's reference: the shot's first frame */
     for (int k = 0; k < fl.count && st == PW_OK; k++) {
         int f = fl.frames[k];
         char cache[4096];
-        struct stat sb;
         if ((st = pw_frame_path(sc->cache_pattern, f, cache, sizeof cache, &err)) != PW_OK) break;
-        /* the whole range measures what has been simulated; a frame asked for by name
-         * must be there */
-        if (!o->frames && stat(cache, &sb) != 0) continue;
         pw_cache_info info;
         if ((st = pw_shot_cache_info(sc, f, &info, &err)) != PW_OK) break;
         pw_frame_stats fs;
@@ -356,10 +398,6 @@ static int run_stats(const stats_options *o, pw_scene *sc)
         fflush(stdout);
     }
     pw_frame_list_free(&fl);
-    if (st == PW_OK && !printed)
-        st = pw_fail(&err, PW_ENOENT, "%s: no cached frame found in %s (`powder sim %s` "
-                     "writes them; --caches DIR reads them from another folder)",
-                     sc->path, sc->cache_pattern, sc->path);
     return st == PW_OK ? 0 : pw_cli_fail(&err);
 }
 
