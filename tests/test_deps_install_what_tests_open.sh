@@ -6,8 +6,9 @@
 # The files are found in the sources, not from a list that could drift:
 #   - absolute paths under /usr, /etc, /opt, /lib in the tests (tests/*.c, *.h, *.sh,
 #     tests/fuzz/) and in the program's sources the tests run (sim/, render/, pipeline/:
-#     the default font), C string literals joined to a directory macro included
-#     (#define DIR "/usr/share/.../" then DIR "file.ttf");
+#     the default font) and in the scenes they read (tests/data/scenes/, scenes/ and
+#     the examples of scenes/FORMAT.md), C string literals joined to a directory macro
+#     included (#define DIR "/usr/share/.../" then DIR "file.ttf");
 #   - programs the tests look up with `command -v NAME` (blender, ocioconvert, ...).
 # Each is printed with its package. A file that does not exist here fails too (its test
 # would fail or skip on this machine), naming the file: tools/check installs everything.
@@ -30,7 +31,8 @@ needed=" $(dpkg-query -W -f='${Depends}, ${Pre-Depends}, ' $listed 2>/dev/null |
 
 cd "$src" || exit 1
 sources=$(ls tests/*.c tests/*.h tests/*.sh tests/fuzz/*.c sim/*.[ch] sim/core/*.[ch] \
-    render/*.[ch] render/*.cpp pipeline/*.[ch] pipeline/*.cpp 2>/dev/null |
+    render/*.[ch] render/*.cpp pipeline/*.[ch] pipeline/*.cpp tests/data/scenes/* \
+    scenes/*.json scenes/paper/*.json scenes/looks/* scenes/FORMAT.md 2>/dev/null |
     grep -v '^tests/test_deps_install_what_tests_open.sh$')
 [ -n "$sources" ] || { echo "FAIL: no sources found under $src"; exit 1; }
 pathre='/(usr|etc|opt|lib)/[A-Za-z0-9._+/-]*'
