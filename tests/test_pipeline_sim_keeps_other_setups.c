@@ -1,19 +1,20 @@
 /* Property: `powder sim` never overwrites, nor mixes its frames with, the caches of another
  * simulation setup in its folder, and a resume relies only on earlier frames of its own
  * setup. Two scenes with the same name (so the same cache files) differ only in E0:
- *  1. A simulated to frame 4, then B asked for frames 0-2 in the same folder: B exits 2
+ *  1. A simulated to frame 2, then B asked for frames 0-1 in the same folder: B exits 2
  *     with one message naming the folder, the first frame of the other setup, how many
- *     there are and the remedy (--replace, another name or --output); A's five caches
+ *     there are and the remedy (--replace, another name or --output); A's three caches
  *     are unchanged byte for byte and no other file appears (nothing written).
- *  2. B with --replace --frames 0-1: A's whole range goes, frames beyond B's range too
- *     (2-4 no longer exist), and frames 0-1 are B's (their sim hash is not A's).
- *  3. A again (the folder now holds B's frames 0-1): refused with exit 2, B's frames
- *     untouched; with --replace: A's frames 0-4 come back identical, byte for byte, to
+ *  2. B with --replace --frames 0: A's whole range goes, frames beyond B's range too
+ *     (1-2 no longer exist), and frame 0 is B's (its sim hash is not A's).
+ *  3. A again (the folder now holds B's frame 0): refused with exit 2, B's frame
+ *     untouched; with --replace: A's frames 0-2 come back identical, byte for byte, to
  *     the first run's (the simulation is deterministic, so exact equality is right).
- *  4. A resume checks every earlier frame it relies on: with A's frame 2 deleted, or
- *     frame 1's header damaged, rerunning A (whose frame 4 is there) re-simulates from
- *     the last good frame before it instead of reporting "already cached", and the
- *     caches end byte for byte as the first run's; `powder render` then accepts them.
+ *  4. A resume checks every earlier frame it relies on: with A's frame 1 deleted, or
+ *     frame 0's header damaged, rerunning A (whose frame 2 is there) re-simulates from
+ *     the last good frame before it (frame 0; the seeding) instead of reporting
+ *     "already cached", and the caches end byte for byte as the first run's; `powder
+ *     render` then accepts them.
  * The tiny fixture shot (about 900 particles, a few tenths of a second per frame). */
 #include <dirent.h>
 
@@ -21,7 +22,7 @@
 #include "pipeline_fixture.h"
 #include "pw_cache.h"
 
-enum { LAST_FRAME = 4 };
+enum { LAST_FRAME = 2 };
 
 static char dir[4096], out[4200], cache_dir[4300], ref_dir[4300], log_path[4300];
 
@@ -105,13 +106,13 @@ int main(void)
     CHECK(hash_a != 0, "%s: no sim hash", path);
 
     /* 1. B over A's frames: refused, nothing written */
-    const char *sim_b[] = {"sim", scene_b, "--output", out, "--frames", "0-2", "--quiet", NULL};
+    const char *sim_b[] = {"sim", scene_b, "--output", out, "--frames", "0-1", "--quiet", NULL};
     int rc = run(sim_b);
     CHECK(rc == 2, "1.1 B over A's caches exited %d, expected 2 (see %s)", rc, log_path);
     CHECK(file_contains(log_path, cache_dir), "1.2 the message does not name the folder %s",
           cache_dir);
     CHECK(file_contains(log_path, "frame 0"), "1.3 the message does not name frame 0");
-    CHECK(file_contains(log_path, "5 frames"), "1.4 the message does not count 5 frames");
+    CHECK(file_contains(log_path, "3 frames"), "1.4 the message does not count 3 frames");
     CHECK(file_contains(log_path, "--replace"), "1.5 the message does not name --replace");
     CHECK(file_contains(log_path, "\"name\""), "1.6 the message does not name \"name\"");
     CHECK(same_as_reference(0, LAST_FRAME), "1.7 A's caches changed");
@@ -120,17 +121,17 @@ int main(void)
 
     /* 2. B with --replace: A's whole range goes */
     const char *replace_b[] = {"sim",      scene_b, "--output",  out, "--frames",
-                               "0-1",      "--quiet", "--replace", NULL};
+                               "0",        "--quiet", "--replace", NULL};
     rc = run(replace_b);
     CHECK(rc == 0, "2.1 B --replace exited %d (see %s)", rc, log_path);
     for (int f = 0; f <= LAST_FRAME; f++) {
         cache_path(cache_dir, f, path, sizeof path);
-        if (f <= 1) {
+        if (f == 0) {
             uint64_t h = sim_hash_of(path);
             CHECK(h != 0 && h != hash_a, "2.2 frame %d: sim hash %016llx, not B's", f,
                   (unsigned long long)h);
         } else {
-            CHECK(!file_exists(path), "2.3 A's frame %d is left beside B's frames 0-1", f);
+            CHECK(!file_exists(path), "2.3 A's frame %d is left beside B's frame 0", f);
         }
     }
 
@@ -142,9 +143,10 @@ int main(void)
     CHECK(system(cmd) == 0, "%s", cmd);
     rc = run(sim_a);
     CHECK(rc == 2, "3.1 A over B's caches exited %d, expected 2 (see %s)", rc, log_path);
-    CHECK(file_contains(log_path, "2 frames"), "3.2 the message does not count 2 frames");
+    CHECK(file_contains(log_path, "holds 1 frame of"), "3.2 the message does not count 1 "
+          "frame");
     CHECK(same_bytes(b0, b0_copy), "3.3 B's frame 0 changed");
-    CHECK(count_files(cache_dir) == 2, "3.4 %d files in %s, expected B's 2",
+    CHECK(count_files(cache_dir) == 1, "3.4 %d files in %s, expected B's 1",
           count_files(cache_dir), cache_dir);
     const char *replace_a[] = {"sim", scene_a, "--output", out, "--quiet", "--replace", NULL};
     rc = run(replace_a);
@@ -153,17 +155,17 @@ int main(void)
 
     /* 4. a resume checks the frames before it */
     const char *sim_a_log[] = {"sim", scene_a, "--output", out, NULL};
-    cache_path(cache_dir, 2, path, sizeof path);
+    cache_path(cache_dir, 1, path, sizeof path);
     remove(path);
     rc = run(sim_a_log);
-    CHECK(rc == 0, "4.1 A with frame 2 deleted exited %d (see %s)", rc, log_path);
-    CHECK(!file_contains(log_path, "already cached"), "4.2 frame 2 missing, yet \"already "
+    CHECK(rc == 0, "4.1 A with frame 1 deleted exited %d (see %s)", rc, log_path);
+    CHECK(!file_contains(log_path, "already cached"), "4.2 frame 1 missing, yet \"already "
           "cached\" (see %s)", log_path);
-    CHECK(file_contains(log_path, "resuming after frame 1"), "4.3 did not resume after frame "
-          "1 (see %s)", log_path);
+    CHECK(file_contains(log_path, "resuming after frame 0"), "4.3 did not resume after frame "
+          "0 (see %s)", log_path);
     CHECK(same_as_reference(0, LAST_FRAME), "4.4 A's caches differ from the first run's");
 
-    cache_path(cache_dir, 1, path, sizeof path);
+    cache_path(cache_dir, 0, path, sizeof path);
     FILE *fp = fopen(path, "r+b");
     CHECK(fp != NULL, "%s: cannot open", path);
     if (fp) { /* the magic and version: the header no longer reads */
@@ -171,9 +173,10 @@ int main(void)
         fclose(fp);
     }
     rc = run(sim_a_log);
-    CHECK(rc == 0, "4.5 A with frame 1 damaged exited %d (see %s)", rc, log_path);
-    CHECK(file_contains(log_path, "resuming after frame 0"), "4.6 did not resume after frame "
-          "0 (see %s)", log_path);
+    CHECK(rc == 0, "4.5 A with frame 0 damaged exited %d (see %s)", rc, log_path);
+    CHECK(file_contains(log_path, "frame 0: ") && file_contains(log_path, "seeded") &&
+          !file_contains(log_path, "resuming"), "4.6 did not start anew from the seeding "
+          "(see %s)", log_path);
     CHECK(same_as_reference(0, LAST_FRAME), "4.7 A's caches differ from the first run's");
     const char *render_a[] = {"render", scene_a, "--output", out, "--quiet", NULL};
     rc = run(render_a);
