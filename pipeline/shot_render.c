@@ -6,7 +6,9 @@
 #define M_PI 3.14159265358979323846
 #endif
 
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -323,12 +325,24 @@ static pw_status render_one(const pw_scene *sc, int frame, const frame_view *vie
     if ((rc = pw_mkdir_parent(exr_path, err)) != PW_OK) goto done;
     if ((rc = pw_exr_write(exr_path, &img, &eo, err)) != PW_OK) goto done;
     char png_note[4200] = "";
+    char png[4096];
+    snprintf(png, sizeof png, "%s", exr_path);
+    char *dot = strrchr(png, '.');
+    if (dot && strlen(dot) == 4) strcpy(dot, ".png");
+    else strncat(png, ".png", sizeof png - strlen(png) - 1);
+    if (!o->png && !view->view_name[0]) {
+        /* a preview left from an earlier render would now show another image than its
+         * EXR: it goes with the EXR it was made from */
+        if (remove(png) == 0)
+            snprintf(png_note, sizeof png_note, " (%s removed: its EXR was rewritten without "
+                     "--png)", png);
+        else if (errno != ENOENT) {
+            rc = pw_fail(err, PW_EIO, "%s: cannot remove the preview of the EXR rewritten (%s)",
+                         png, strerror(errno));
+            goto done;
+        }
+    }
     if (o->png) {
-        char png[4096];
-        snprintf(png, sizeof png, "%s", exr_path);
-        char *dot = strrchr(png, '.');
-        if (dot && strlen(dot) == 4) strcpy(dot, ".png");
-        else strncat(png, ".png", sizeof png - strlen(png) - 1);
         /* A preview is viewed, not composited: show the sky seen through the snow as it
          * is in the beauty, rather than as transparent; a transparent background asked for
          * compositing, so there the preview keeps its alpha too. */
