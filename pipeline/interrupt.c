@@ -8,10 +8,17 @@
 #include "cli.h"
 
 static volatile sig_atomic_t first_signal;
+/* stderr is a terminal, where the progress bar is redrawn in place without a newline:
+ * a message must first end that line. Found once, before any signal. */
+static int stderr_is_terminal;
 
 /* Only async-signal-safe calls here: write and _exit. */
 static void on_signal(int sig)
 {
+    if (stderr_is_terminal) {
+        ssize_t ignored = write(STDERR_FILENO, "\n", 1);
+        (void)ignored;
+    }
     if (first_signal) {
         static const char again[] =
             "powder: interrupted again: stopping at once, the frame in flight is lost; the "
@@ -33,6 +40,7 @@ static void on_signal(int sig)
 
 void pw_interrupt_install(void)
 {
+    stderr_is_terminal = isatty(STDERR_FILENO);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
