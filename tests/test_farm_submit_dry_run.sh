@@ -7,9 +7,8 @@
 # (parsed from sbatch --parsable) given to the simulation job, which releases each
 # slice by its last frame, and which its words say continues as a new job near its time
 # limit (as it does), not requeued; with --render-only and --look no simulation job, no
-# hold. Every
-# expectation is an exact line, so the tolerance is zero. No Slurm is needed: --dry-run
-# prints the scripts, and a fake `sbatch` on PATH records how powder calls it.
+# hold. Every expectation is an exact line, so the tolerance is zero. No Slurm is needed:
+# --dry-run prints the scripts, and a fake `sbatch` on PATH records how powder calls it.
 #
 # usage: bash test_farm_submit_dry_run.sh <powder binary> <source dir> <scratch dir>
 set -u
