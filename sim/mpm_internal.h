@@ -37,6 +37,11 @@ typedef struct pw_particles {
     int layered;      /* a layered body was added: `layer` is held    */
     uint32_t *layer;  /* seeded layer, 1 = top, 0 = body material (seed.h); only
                          measured (pw_stats.h), the step never reads it */
+    /* Bodies: the particles of one pw_sim_add_particles call, ids [body_start[b],
+     * body_start[b + 1]) (the last to n). A particle's first rest volume counts only
+     * its own body's mass (transfer.c, step 2). */
+    uint32_t *body_start;
+    size_t n_bodies, cap_bodies;
 } pw_particles;
 
 /* Where a particle sits on the grid in one step, computed once from x^n after the sort

@@ -1,6 +1,7 @@
 /* particles.c — the table of per-particle fields; see particles.h. */
 #include "particles.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,5 +92,33 @@ void pw_particles_free(pw_particles *pt)
         free(*a);
         *a = NULL;
     }
-    pt->n = pt->cap = 0;
+    free(pt->body_start);
+    pt->body_start = NULL;
+    pt->n = pt->cap = pt->n_bodies = pt->cap_bodies = 0;
+}
+
+pw_status pw_particles_add_body(pw_particles *pt, uint32_t first, pw_error *err)
+{
+    assert(pt->n_bodies == 0 || first > pt->body_start[pt->n_bodies - 1]);
+    if (pt->n_bodies == pt->cap_bodies) {
+        size_t c = pt->cap_bodies ? 2 * pt->cap_bodies : 8;
+        uint32_t *q = realloc(pt->body_start, c * sizeof *q);
+        if (!q) return pw_fail(err, PW_ENOMEM, "sim: cannot allocate %zu bodies", c);
+        pt->body_start = q;
+        pt->cap_bodies = c;
+    }
+    pt->body_start[pt->n_bodies++] = first;
+    return PW_OK;
+}
+
+uint32_t pw_particles_body_of(const pw_particles *pt, uint32_t id)
+{
+    /* the last body starting at or before id */
+    size_t lo = 0, hi = pt->n_bodies;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (pt->body_start[mid] <= id) lo = mid;
+        else hi = mid;
+    }
+    return (uint32_t)lo;
 }

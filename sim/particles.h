@@ -46,6 +46,14 @@ int pw_particle_field_held(const pw_particles *pt, const pw_particle_field *f);
  * 1); no-op when held. PW_ENOMEM names the count. */
 pw_status pw_particles_hold_layers(pw_particles *pt, pw_error *err);
 
+/* Starts a body at id first (the particles one pw_sim_add_particles call adds, ids
+ * [first, the next body's first)); first must exceed the last body's. PW_ENOMEM names
+ * the count. */
+pw_status pw_particles_add_body(pw_particles *pt, uint32_t first, pw_error *err);
+
+/* The body of the particle with this id: 0 .. pt->n_bodies - 1 (0 when there is none). */
+uint32_t pw_particles_body_of(const pw_particles *pt, uint32_t id);
+
 /* Bytes per particle of field f. */
 size_t pw_particle_field_bytes(const pw_particle_field *f);
 

@@ -224,6 +224,7 @@ pw_status pw_sim_add_particles(pw_sim *s, const pw_seeded *in, pw_error *err)
     }
     pw_status rc = in->layered ? pw_particles_hold_layers(pt, err) : PW_OK;
     if (rc == PW_OK) rc = reserve_particles(s, pt->n + in->n, err);
+    if (rc == PW_OK && in->n) rc = pw_particles_add_body(pt, (uint32_t)pt->n, err); /* its own */
     if (rc != PW_OK) return rc;
     for (size_t k = 0; k < in->n; k++) {
         size_t p = pt->n + k;

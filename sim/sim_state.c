@@ -33,14 +33,62 @@ static pw_cache_frame frame_of(const pw_sim *s, int64_t frame, uint64_t sim_hash
     return f;
 }
 
+/* Which body each particle is of (by id: pw_particles.body_start), kept in a checkpoint
+ * while a rest volume is still to be estimated (a first frame, before any step) and
+ * bodies may touch: a resume needs it to count only each body's own mass in its V0. In
+ * *out (NULL when not needed, so that other checkpoints keep their bytes). Bodies may
+ * touch when their bounding boxes, widened by the kernel's reach of 2 h, overlap. */
+static pw_status bodies_to_save(const pw_sim *s, uint32_t **out, pw_error *err)
+{
+    const pw_particles *pt = &s->pt;
+    *out = NULL;
+    int pending = 0;
+    for (size_t p = 0; p < pt->n && !pending; p++) pending = !(pt->V0[p] > 0);
+    if (pt->n_bodies < 2 || !pending) return PW_OK;
+    size_t nb = pt->n_bodies;
+    vec3 *lo = malloc(nb * sizeof *lo), *hi = malloc(nb * sizeof *hi);
+    uint32_t *body = malloc(pt->n * sizeof *body);
+    if (!lo || !hi || !body) {
+        free(lo), free(hi), free(body);
+        return pw_fail(err, PW_ENOMEM, "sim: cannot allocate the bodies of %zu particles", pt->n);
+    }
+    for (size_t b = 0; b < nb; b++) {
+        lo[b] = v3(INFINITY, INFINITY, INFINITY);
+        hi[b] = v3(-INFINITY, -INFINITY, -INFINITY);
+    }
+    for (size_t p = 0; p < pt->n; p++) {
+        uint32_t b = body[p] = pw_particles_body_of(pt, pt->id[p]);
+        lo[b] = v3_min(lo[b], pt->x[p]);
+        hi[b] = v3_max(hi[b], pt->x[p]);
+    }
+    double reach = 2 * s->p.h;
+    int touch = 0;
+    for (size_t a = 0; a < nb && !touch; a++)
+        for (size_t b = a + 1; b < nb && !touch; b++)
+            touch = lo[a].x - reach <= hi[b].x + reach && lo[b].x - reach <= hi[a].x + reach &&
+                    lo[a].y - reach <= hi[b].y + reach && lo[b].y - reach <= hi[a].y + reach &&
+                    lo[a].z - reach <= hi[b].z + reach && lo[b].z - reach <= hi[a].z + reach;
+    free(lo), free(hi);
+    if (touch) *out = body;
+    else free(body);
+    return PW_OK;
+}
+
 pw_status pw_sim_save(const pw_sim *s, const char *path, int64_t frame, uint64_t sim_hash,
                       pw_error *err)
 {
     const pw_particles *pt = &s->pt;
     if (s->failed) return refuse_failed(path, err);
-    pw_cache_attr attrs[PW_PARTICLE_MAX_FIELDS + 1];
+    pw_cache_attr attrs[PW_PARTICLE_MAX_FIELDS + 2];
+    uint32_t *body;
+    pw_status brc = bodies_to_save(s, &body, err);
+    if (brc != PW_OK) return brc;
     double *Jp = malloc((pt->n ? pt->n : 1) * sizeof *Jp);
-    if (!Jp) return pw_fail(err, PW_ENOMEM, "%s: cannot allocate Jp for %zu particles", path, pt->n);
+    if (!Jp) {
+        free(body);
+        return pw_fail(err, PW_ENOMEM, "%s: cannot allocate Jp for %zu particles", path, pt->n);
+    }
+
     for (size_t p = 0; p < pt->n; p++) Jp[p] = m3_det(pt->Fp[p]);
     int na = 0;
     for (int k = 0; k < pw_particle_field_count; k++) {
@@ -59,6 +107,14 @@ pw_status pw_sim_save(const pw_sim *s, const char *path, int64_t frame, uint64_t
     attrs[na].components = 1;
     attrs[na].data = Jp;
     na++;
+    if (body) {
+        memset(&attrs[na], 0, sizeof attrs[na]);
+        snprintf(attrs[na].name, sizeof attrs[na].name, "body");
+        attrs[na].type = PW_U32;
+        attrs[na].components = 1;
+        attrs[na].data = body;
+        na++;
+    }
 
     pw_cache_frame f = frame_of(s, frame, sim_hash, attrs, na);
     /* counters are below 2^53, so doubles hold them exactly */
@@ -75,6 +131,7 @@ pw_status pw_sim_save(const pw_sim *s, const char *path, int64_t frame, uint64_t
         rc = pw_cache_global_set(&f, "stepped_particles", (double)s->n_step, err);
     if (rc == PW_OK) rc = pw_cache_write(path, &f, err);
     free(Jp);
+    free(body);
     return rc;
 }
 
@@ -151,6 +208,45 @@ static pw_status check_loaded(const pw_sim *s, const char *path, const pw_cache_
     return PW_OK;
 }
 
+/* The bodies of a checkpoint into pt: from its "body" attribute (bodies_to_save), which
+ * must split the ids into ranges, one a body in order; else one body. */
+static pw_status load_bodies(pw_particles *pt, const char *path, const pw_cache_frame *f,
+                             pw_error *err)
+{
+    pt->n_bodies = 0;
+    const pw_cache_attr *a = pw_cache_find(f, "body");
+    const uint32_t *id = pw_cache_find(f, "id")->data; /* (check_loaded: present) */
+    if (!a) return f->count ? pw_particles_add_body(pt, 0, err) : PW_OK;
+    if (a->type != PW_U32 || a->components != 1)
+        return pw_fail(err, PW_EFORMAT, "%s: attribute 'body' of the wrong type", path);
+    const uint32_t *body = a->data;
+    size_t n = (size_t)f->count, nb = 0;
+    for (size_t p = 0; p < n; p++)
+        if (body[p] >= nb) nb = (size_t)body[p] + 1;
+    if (nb > n)
+        return pw_fail(err, PW_EFORMAT, "%s: attribute 'body': body %zu of %zu particles", path,
+                       nb - 1, n);
+    uint32_t *first = malloc((nb ? nb : 1) * sizeof *first);
+    if (!first) return pw_fail(err, PW_ENOMEM, "%s: cannot allocate %zu bodies", path, nb);
+    for (size_t b = 0; b < nb; b++) first[b] = UINT32_MAX;
+    for (size_t p = 0; p < n; p++)
+        if (id[p] < first[body[p]]) first[body[p]] = id[p];
+    pw_status rc = PW_OK;
+    for (size_t b = 0; b < nb && rc == PW_OK; b++) {
+        if (first[b] == UINT32_MAX || (b > 0 && first[b] <= first[b - 1]))
+            rc = pw_fail(err, PW_EFORMAT, "%s: attribute 'body': body %zu does not follow "
+                         "body %zu in the ids", path, b, b ? b - 1 : 0);
+        else
+            rc = pw_particles_add_body(pt, first[b], err);
+    }
+    free(first);
+    for (size_t p = 0; p < n && rc == PW_OK; p++)
+        if (pw_particles_body_of(pt, id[p]) != body[p])
+            rc = pw_fail(err, PW_EFORMAT, "%s: particle %zu: attribute 'body' (%u) does not "
+                         "match its id (%u)", path, p, body[p], id[p]);
+    return rc;
+}
+
 pw_status pw_sim_load(pw_sim *s, const char *path, pw_error *err)
 {
     pw_cache_frame f;
@@ -162,6 +258,7 @@ pw_status pw_sim_load(pw_sim *s, const char *path, pw_error *err)
     /* a checkpoint of layered snow keeps its layers */
     if (rc == PW_OK && pw_cache_find(&f, "layer")) rc = pw_particles_hold_layers(&s->pt, err);
     if (rc == PW_OK) rc = check_loaded(s, path, &f, err);
+    if (rc == PW_OK) rc = load_bodies(&s->pt, path, &f, err);
     if (rc == PW_OK && (rc = pw_particles_reserve(&s->pt, f.count ? (size_t)f.count : 1, err)) ==
                           PW_OK)
         s->cap_step = 0; /* step scratch follows the particle capacity */

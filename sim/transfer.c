@@ -239,17 +239,30 @@ void pw_mpm_p2g(pw_sim *s)
 
 /* ---- 2. initial volumes ------------------------------------------------------ */
 
+/* Whose mass a particle's rest volume counts: the particles of body `body`
+ * (PW_ALL_BODIES: every particle) as gathered into the node masses m. */
+#define PW_ALL_BODIES UINT32_MAX
+typedef struct {
+    uint32_t body;
+    double *m; /* [kg] per node */
+} volumes_ctx;
+
+static int in_body(const pw_particles *pt, size_t p, uint32_t body)
+{
+    return body == PW_ALL_BODIES || pw_particles_body_of(pt, pt->id[p]) == body;
+}
+
 BOX_CLONES static void volumes_home(const pw_sim *s, uint32_t home, void *ctx)
 {
     const int wide = s->wide; /* the simulation's kernel form (box.h) */
-    (void)ctx;
+    const volumes_ctx *vc = ctx;
     const pw_grid *g = &s->grid;
     const pw_particles *pt = &s->pt; /* (the arrays it points to are written) */
     double inv_h3 = g->inv_h * g->inv_h * g->inv_h;
     pw_box m;
-    box_load_scalar(g, home, g->m, &m);
+    box_load_scalar(g, home, vc->m, &m);
     for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
-        if (pt->V0[p] > 0) continue;
+        if (pt->V0[p] > 0 || !in_body(pt, p, vc->body)) continue;
         pw_pstep qs;
         pw_pstep_expand(&s->ps[p], g->inv_h, &qs);
         const pw_pstep *q = &qs;
@@ -262,7 +275,64 @@ BOX_CLONES static void volumes_home(const pw_sim *s, uint32_t home, void *ctx)
     }
 }
 
-void pw_mpm_init_volumes(pw_sim *s) { pw_mpm_for_homes(s, volumes_home, NULL); }
+/* node mass += m_p w_ip over one home block's particles of one body: P2G's mass
+ * (p2g_home) restricted to the body, in the same order, so that a node no other body
+ * reaches gets P2G's bits */
+BOX_CLONES static void body_mass_home(const pw_sim *s, uint32_t home, void *ctx)
+{
+    const int wide = s->wide;
+    const volumes_ctx *vc = ctx;
+    const pw_grid *g = &s->grid;
+    const pw_particles *pt = &s->pt;
+    pw_box out;
+    box_zero(&out);
+    for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
+        if (!in_body(pt, p, vc->body)) continue;
+        pw_pstep qs;
+        pw_pstep_expand(&s->ps[p], g->inv_h, &qs);
+        pw_vec4 val = {0, 0, 0, pt->m[p]};
+        box_scatter_value(wide, &out.node[box_base(&qs)], &qs, &val);
+    }
+    const uint32_t *nb = g->nbr[home];
+    for (int d = 0; d < 8; d++) {
+        size_t first = (size_t)nb[d] * PW_BLOCK_NODES;
+        int o = box_block_origin(d);
+        for (int l = 0; l < PW_BLOCK_NODES; l++) vc->m[first + l] += out.node[box_at(o, l)].pad;
+    }
+}
+
+/* 1 when a stepped particle of body b has no rest volume yet */
+static int body_pending(const pw_sim *s, uint32_t b)
+{
+    for (size_t p = 0; p < s->n_step; p++)
+        if (!(s->pt.V0[p] > 0) && pw_particles_body_of(&s->pt, s->pt.id[p]) == b) return 1;
+    return 0;
+}
+
+void pw_mpm_init_volumes(pw_sim *s)
+{
+    const pw_particles *pt = &s->pt;
+    if (pt->n_bodies < 2) { /* one body: the grid's mass is its own */
+        volumes_ctx all = {PW_ALL_BODIES, s->grid.m};
+        pw_mpm_for_homes(s, volumes_home, &all);
+        return;
+    }
+    /* Several: each body's density from its own mass alone, or a body resting on
+     * another at t = 0 would count the other's mass as its own density (a dense box on
+     * snow made the snow under it read 5-80 times too dense, its V0 that much too small).
+     * Step 3 forms the forces later: their storage holds one body's node masses now. */
+    pw_grid *g = &s->grid;
+    long nn = (long)pw_grid_node_count(g);
+    volumes_ctx one = {0, (double *)g->f};
+    for (uint32_t b = 0; b < pt->n_bodies; b++) {
+        if (!body_pending(s, b)) continue;
+        one.body = b;
+#pragma omp parallel for schedule(static) num_threads(s->threads)
+        for (long i = 0; i < nn; i++) one.m[i] = 0;
+        pw_mpm_for_homes_by_colour(s, body_mass_home, &one);
+        pw_mpm_for_homes(s, volumes_home, &one);
+    }
+}
 
 /* ---- 3. stress forces (eqs. 5-6) --------------------------------------------- */
 

@@ -9,7 +9,9 @@
 pw_status pw_mpm_rebuild_grid(pw_sim *s, pw_error *err);
 /* 1. P2G: m_i and v_i (normalised momentum, with APIC's affine term); v_old = v. */
 void pw_mpm_p2g(pw_sim *s);
-/* 2. rho_p^0 = sum_i m_i w_ip / h^3, V0 = m_p / rho_p^0 for particles with V0 = 0. */
+/* 2. rho_p^0 = sum_i m_i w_ip / h^3, V0 = m_p / rho_p^0 for particles with V0 = 0, m_i
+ * the mass of the particle's own body (pw_particles.body_start). With several bodies,
+ * uses grid.f as scratch (step 3 writes it afresh). */
 void pw_mpm_init_volumes(pw_sim *s);
 /* 3. f_i = -sum_p V0 P(Fe_hat) Fe^T grad w_ip, eq. 5, where Fe_hat = (I + sum_i
  * dx_i grad w_ip^T) Fe for a node displacement field dx [m] (NULL: dx = 0, eq. 6).
