@@ -9,7 +9,7 @@ static const char *const keys_sim[] = {
     "h",          "domain",       "gravity",           "dt_max",        "cfl",
     "beta",       "transfer",     "flip_alpha",        "cr_tolerance",  "cr_max_iterations",
     "max_particles", "materials", "bodies",            "colliders",     "rest",
-    "active_region", NULL};
+    "active_region", "courant",     "retake_limit",      NULL};
 static const char *const keys_rest[] = {"speed", "sleep_steps", "wake_speed", NULL};
 static const char *const keys_region[] = {"shape", "follow_collider", "freeze_outside", NULL};
 static const char *const keys_domain[] = {"min", "max", NULL};
@@ -409,16 +409,23 @@ pw_status sc_sim(const sc_ctx *c, json_t *sim, pw_scene *s)
     const sc_range h = {0, INFINITY, 1, 1, "the grid spacing [m]"};
     const sc_range dt = {0, INFINITY, 1, 1, "the largest time step [s]"};
     const sc_range cfl = {0, 1, 1, 0, "the CFL number"};
+    const sc_range courant = {0, PW_COURANT_MAX, 0, 0,
+                              "the elastic Courant number (0: no elastic bound)"};
     const sc_range beta = {0, 1, 0, 0, "beta (0 explicit .. 1 backward Euler)"};
     const sc_range alpha = {0, 1, 0, 0, "the FLIP fraction"};
     const sc_range tol = {0, 1, 1, 1, "the relative residual tolerance"};
     int transfer;
-    long long iters, budget;
+    long long iters, budget, retakes;
+    pw_sim_params d; /* the step controller's defaults */
+    pw_sim_params_default(&d);
     if ((rc = sc_number(c, sim, "sim", "h", 0, 0.02, h, &p->h)) != PW_OK ||
         (rc = parse_domain(c, sim, p)) != PW_OK ||
         (rc = sc_vec3(c, sim, "sim", "gravity", 0, v3(0, -9.81, 0), sc_any, &p->gravity)) ||
         (rc = sc_number(c, sim, "sim", "dt_max", 0, 5e-4, dt, &p->dt_max)) != PW_OK ||
         (rc = sc_number(c, sim, "sim", "cfl", 0, 0.5, cfl, &p->cfl)) != PW_OK ||
+        (rc = sc_number(c, sim, "sim", "courant", 0, d.courant, courant, &p->courant)) ||
+        (rc = sc_int(c, sim, "sim", "retake_limit", 0, d.retake_limit, 0, PW_RETAKE_LIMIT_MAX,
+                     "the retakes of one step (0: never retake)", &retakes)) != PW_OK ||
         (rc = sc_number(c, sim, "sim", "beta", 0, 1, beta, &p->beta)) != PW_OK ||
         (rc = sc_enum(c, sim, "sim", "transfer", PW_TRANSFER_PIC_FLIP, transfers,
                       &transfer)) != PW_OK ||
@@ -431,6 +438,11 @@ pw_status sc_sim(const sc_ctx *c, json_t *sim, pw_scene *s)
         return rc;
     p->transfer = (pw_transfer)transfer;
     p->cr_max_iterations = (int)iters;
+    p->retake_limit = (int)retakes;
+    /* (the step controller's keys stay out of the canonical text at their defaults, so
+     * that caches written before them still match their scenes: sim_hash) */
+    if (p->courant == d.courant) json_object_del(sim, "courant");
+    if (p->retake_limit == d.retake_limit) json_object_del(sim, "retake_limit");
     p->threads = 0;
     s->max_particles = (uint64_t)budget;
     if ((rc = parse_materials(c, sim, s)) != PW_OK) return rc;

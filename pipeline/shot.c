@@ -42,6 +42,42 @@ int pw_shot_cache_is_valid(const pw_scene *sc, const char *path)
     return pw_shot_cache_kind(sc, path) != 0;
 }
 
+/* "84 steps, dt 2.5e-4-5e-4 s (dt_max 80, elastic 4), 2 retaken (capped solve 2)": the
+ * frame's steps, what set their length and what was retaken (pw_sim_step_log). */
+static void describe_steps(const pw_sim *sim, char *out, size_t size)
+{
+    pw_sim_step_log l;
+    pw_sim_get_step_log(sim, &l);
+    size_t len = (size_t)snprintf(out, size, "%llu steps, dt %.3g", (unsigned long long)l.steps,
+                                  l.steps ? l.dt_min : 0.0);
+    if (l.steps && l.dt_max > l.dt_min && len < size)
+        len += (size_t)snprintf(out + len, size - len, "-%.3g", l.dt_max);
+    const char *sep = " s (";
+    for (int b = 0; b < PW_DT_BY_COUNT && len < size; b++) {
+        if (!l.set_by[b]) continue;
+        len += (size_t)snprintf(out + len, size - len, "%s%s %llu", sep,
+                                pw_dt_bound_name((pw_dt_bound)b),
+                                (unsigned long long)l.set_by[b]);
+        sep = ", ";
+    }
+    if (len < size) len += (size_t)snprintf(out + len, size - len, "%s", *sep == ',' ? ")" : " s");
+    if (l.courant_max > 0 && len < size)
+        len += (size_t)snprintf(out + len, size - len, ", elastic C up to %.2g", l.courant_max);
+    uint64_t retaken = 0;
+    for (int r = 0; r < PW_RETAKE_COUNT; r++) retaken += l.retakes[r];
+    if (!retaken || len >= size) return;
+    len += (size_t)snprintf(out + len, size - len, ", %llu retaken", (unsigned long long)retaken);
+    sep = " (";
+    for (int r = 0; r < PW_RETAKE_COUNT && len < size; r++) {
+        if (!l.retakes[r]) continue;
+        len += (size_t)snprintf(out + len, size - len, "%s%s %llu", sep,
+                                pw_retake_reason_name((pw_retake_reason)r),
+                                (unsigned long long)l.retakes[r]);
+        sep = ", ";
+    }
+    if (len < size) snprintf(out + len, size - len, ")");
+}
+
 pw_status pw_shot_last_cached_frame(const pw_scene *sc, int *frame, pw_error *err)
 {
     for (int f = sc->frame_end; f >= sc->frame_start; f--) {
@@ -556,10 +592,10 @@ pw_status pw_shot_simulate(const pw_scene *sc, int last_frame, const pw_shot_opt
         uint64_t solves = after.cr_solves - before.cr_solves;
         double cr_frame = solves ? (double)(after.cr_iterations_total -
                                             before.cr_iterations_total) / (double)solves : 0;
-        pw_shot_log(o,
-                    "sim: frame %d: %llu steps, CR %.1f it/step, max |v| %.2f m/s%s, %.1f s -> %s",
-                    f, (unsigned long long)(after.steps - before.steps), cr_frame,
-                    after.max_speed, resting, pw_now() - t_begin, path);
+        char steps[256];
+        describe_steps(sim, steps, sizeof steps);
+        pw_shot_log(o, "sim: frame %d: %s, CR %.1f it/step, max |v| %.2f m/s%s, %.1f s -> %s", f,
+                    steps, cr_frame, after.max_speed, resting, pw_now() - t_begin, path);
         /* a solve that stops at the cap leaves the step less accurate than cr_tolerance
          * promises: the user must hear of it, not find it in the cache's counters */
         uint64_t capped = after.cr_not_converged - before.cr_not_converged;

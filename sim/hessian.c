@@ -136,9 +136,10 @@ void pw_mpm_prepare_stress(pw_sim *s)
     /* a whole batch of K starts 16-byte aligned where K does (malloc) */
     _Static_assert(PW_STRESS_LANES * PW_K_ENTRIES * sizeof(float) % 16 == 0, "batch of K");
     const int aligned = ((uintptr_t)s->K & 15) == 0, implicit = s->p.beta > 0;
+    double c2_max = 0; /* (max is exact: any split among threads agrees) */
 #pragma omp parallel num_threads(s->threads)
     {
-#pragma omp for schedule(static) nowait
+#pragma omp for schedule(static) nowait reduction(max : c2_max)
         for (long b = 0; b < batches; b++) {
             size_t p0 = (size_t)b * PW_STRESS_LANES;
             int m = n - (long)p0 < PW_STRESS_LANES ? (int)(n - (long)p0) : PW_STRESS_LANES;
@@ -158,6 +159,19 @@ void pw_mpm_prepare_stress(pw_sim *s)
                 il->lambda = pt->lambda0[p] * hard;
                 il->V0 = pt->V0[p];
             }
+            /* the step's bounds (mpm.c) read the moduli here, where they are formed */
+            double psi = 0;
+            for (int k = 0; k < m; k++) {
+                size_t p = p0 + (size_t)k;
+                const pw_stress_input *il = &in[k];
+                vec3 sg = il->f.sigma;
+                double Je = sg.x * sg.y * sg.z, J = Je * m3_det(pt->Fp[p]);
+                double c2 = pt->m[p] > 0 ? (il->lambda + 2 * il->mu) * il->V0 * J / pt->m[p] : 0;
+                if (c2 > c2_max) c2_max = c2;
+                double d = (sg.x - 1) * (sg.x - 1) + (sg.y - 1) * (sg.y - 1) + (sg.z - 1) * (sg.z - 1);
+                psi += il->V0 * (il->mu * d + 0.5 * il->lambda * (Je - 1) * (Je - 1));
+            }
+            s->batch_psi[b] = psi;
             /* K is formed here entry by entry, then a whole batch is streamed out
              * (stream.h): K is read only after every particle's is formed; an explicit
              * step (beta = 0) solves nothing and forms none */
@@ -174,6 +188,7 @@ void pw_mpm_prepare_stress(pw_sim *s)
         pw_stream_fence(); /* (before the barrier that ends the region) */
     }
     s->K_formed = implicit;
+    s->wave_speed2_max = c2_max;
 }
 
 /* ---- the Hessian action ---------------------------------------------------------- */

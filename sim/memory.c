@@ -1,6 +1,7 @@
 /* memory.c — what the solver holds, array group by array group, from the capacities it
  * has reserved (what it can touch, not a guess from the particle count): the benchmark
  * prints it per particle, to see where memory goes and what a change saves. */
+#include "hessian.h"
 #include "mpm_internal.h"
 
 static void item(pw_mpm_memory *m, const char *name, size_t bytes, pw_mem_kind kind)
@@ -29,6 +30,7 @@ void pw_mpm_memory_report(const pw_sim *s, pw_mpm_memory *m)
     item(m, "stress", cs * sizeof *s->stress, PW_MEM_STEPPED);
     item(m, "K (and the sort's reorder)", cs * sizeof *s->K, PW_MEM_STEPPED);
     item(m, "home scratch", cs * sizeof *s->home_scratch, PW_MEM_STEPPED);
+    item(m, "batch energies", (cs / PW_STRESS_LANES + 1) * sizeof *s->batch_psi, PW_MEM_STEPPED);
     item(m, "Fe SVD", s->cap_step * sizeof *s->fe_svd, PW_MEM_EVERY);
     item(m, "perm", s->cap_step * sizeof *s->perm, PW_MEM_EVERY);
     const pw_grid *g = &s->grid;
@@ -45,7 +47,7 @@ void pw_mpm_memory_report(const pw_sim *s, pw_mpm_memory *m)
                                               sizeof *s->hdiag) +
                                   s->cap_partial * sizeof *s->partial,
          PW_MEM_NODES);
-    item(m, "warm start", (s->warm.cap + s->warm_old.cap) *
+    item(m, "warm start", (s->warm.cap + s->warm_old.cap + s->warm_new.cap) *
                               (sizeof *s->warm.keys + PW_BLOCK_NODES * sizeof *s->warm.dv +
                                sizeof *s->warm.map),
          PW_MEM_NODES);

@@ -72,8 +72,9 @@ pw_status pw_mpm_reserve_stepped(pw_sim *s, size_t count, pw_error *err)
     if (renew_array((void **)&s->ps, c, sizeof *s->ps) ||
         renew_array((void **)&s->stress, c, sizeof *s->stress) ||
         renew_array((void **)&s->K, c, sizeof *s->K) ||
-        renew_array((void **)&s->home_scratch, c, sizeof *s->home_scratch)) {
-        s->cap_stepped = 0; /* (some of the four may be NULL: renewed on the next call) */
+        renew_array((void **)&s->home_scratch, c, sizeof *s->home_scratch) ||
+        renew_array((void **)&s->batch_psi, c / PW_STRESS_LANES + 1, sizeof *s->batch_psi)) {
+        s->cap_stepped = 0; /* (some of the five may be NULL: renewed on the next call) */
         return pw_fail(err, PW_ENOMEM, "sim: cannot allocate step scratch for %zu particles", c);
     }
     s->cap_stepped = c;
@@ -363,10 +364,147 @@ static void judge_contention(pw_sim *s, clock_pair start, clock_pair end)
     if (s->contended_backoff < CONTENTION_BACKOFF_MAX) s->contended_backoff *= 2;
 }
 
-static pw_status substep(pw_sim *s, double dt, pw_error *err)
+/* Speed no snow of this scene can reach [m/s]: 20 times the speed of a free fall across
+ * the domain's diagonal, and at least 100 m/s (thrown snowballs, fast colliders). A
+ * faster particle means the step has diverged (too large a dt_max for the material's
+ * stiffness); stopping there beats running for ever at CFL-shrunk steps and writing
+ * caches of an explosion. Depends only on the parameters, so resumed runs agree. */
+static double speed_limit(const pw_sim *s)
 {
-    double t_next = s->t + dt;
-    s->t_step_end = t_next;
+    double diag = v3_length(v3_sub(s->p.domain_max, s->p.domain_min));
+    return fmax(100.0, 20.0 * sqrt(2.0 * v3_length(s->p.gravity) * diag));
+}
+
+/* ---- the step controller -------------------------------------------------------------- */
+
+/* Counts a step of dt set by bound in the frame's log; a retake's cap grows back. */
+static void log_step(pw_sim *s, double dt, pw_dt_bound bound, int retook)
+{
+    pw_sim_step_log *l = &s->step_log;
+    l->steps++;
+    l->set_by[bound]++;
+    if (dt < l->dt_min) l->dt_min = dt;
+    if (dt > l->dt_max) l->dt_max = dt;
+    double c = s->wave_speed2_max > 0 ? sqrt(s->wave_speed2_max) * dt / s->p.h : 0;
+    if (c > l->courant_max) l->courant_max = c;
+    if (retook)
+        s->dt_retake_cap = dt;
+    else if (s->dt_retake_cap < INFINITY)
+        s->dt_retake_cap = 2 * s->dt_retake_cap >= s->p.dt_max ? INFINITY : 2 * s->dt_retake_cap;
+}
+
+/* Kinetic energy 1/2 sum m_i |v_i|^2 [J] and mass sum m_i [kg] of the grid, summed in a
+ * fixed order (loops.h), so any thread count gives the same bits. */
+static void grid_kinetic(pw_sim *s, double *kinetic, double *mass)
+{
+    const pw_grid *g = &s->grid;
+    size_t nn = pw_grid_node_count(g);
+    long nc = (long)pw_sum_chunks(nn);
+    double *part = s->partial;
+    for (int pass = 0; pass < 2; pass++) {
+#pragma omp parallel for schedule(static) num_threads(s->threads)
+        for (long c = 0; c < nc; c++) {
+            size_t lo = (size_t)c * PW_SUM_CHUNK, hi = lo + PW_SUM_CHUNK < nn ? lo + PW_SUM_CHUNK : nn;
+            double acc = 0;
+            for (size_t i = lo; i < hi; i++)
+                if (g->m[i] > 0) acc += pass ? g->m[i] : 0.5 * g->m[i] * v3_length2(g->v[i]);
+            part[c] = acc;
+        }
+        *(pass ? mass : kinetic) = pw_sum_in_order(part, (size_t)nc);
+    }
+}
+
+/* max |v_i| over the nodes with mass; held_only: over those a collider or wall set.
+ * m_ref > 0: each node's speed weighed by min(1, m_i / m_ref), what of it reaches a
+ * particle of mass m_ref (w_ip <= m_i / m_p): the solve's tolerance is relative in
+ * the mass-weighted norm, and leaves nodes that carry a sliver of a particle's mass
+ * free to move fast without any particle seeing it. */
+static double grid_speed_max(const pw_sim *s, int held_only, double m_ref)
+{
+    const pw_grid *g = &s->grid;
+    long nn = (long)pw_grid_node_count(g);
+    double v2max = 0;
+#pragma omp parallel for schedule(static) num_threads(s->threads) reduction(max : v2max)
+    for (long i = 0; i < nn; i++) {
+        if (!(g->m[i] > 0) || (held_only && !g->fixed[i])) continue;
+        double v2 = v3_length2(g->v[i]);
+        if (m_ref > 0 && g->m[i] < m_ref) v2 *= (g->m[i] / m_ref) * (g->m[i] / m_ref);
+        if (v2 > v2max || v2 != v2) v2max = v2 != v2 ? INFINITY : v2;
+    }
+    return sqrt(v2max);
+}
+
+/* What an attempt's solve left on the grid, against what the step had to spend
+ * (sim/docs/step-control.md): every source of the snow's motion is bounded, so the grid's
+ * rms speed sqrt(2 KE / M) after the solve can exceed that of all the energy it held
+ * (kinetic and elastic) by no more than twice the fastest speed a collider or wall set
+ * (a rebound off a moving body) and g dt. */
+typedef struct {
+    double kinetic, mass, elastic; /* [J], [kg], [J] at the step's start */
+    double collider_speed;         /* [m/s] fastest node a collider or wall set */
+} attempt_budget;
+
+static double elastic_energy(pw_sim *s)
+{
+    size_t batches = (s->n_step + PW_STRESS_LANES - 1) / PW_STRESS_LANES;
+    return pw_mpm_sum(s, s->batch_psi, batches);
+}
+
+/* The reason to refuse an attempt whose solve returned rc and converged, or -1. */
+static int judge_attempt(pw_sim *s, double dt, pw_status rc, int converged,
+                         const attempt_budget *b)
+{
+    if (rc != PW_OK) return PW_RETAKE_NONFINITE;
+    if (s->p.retake_limit == 0) return -1; /* (the 2013 rule: no judgement) */
+    if (!converged) return PW_RETAKE_CAPPED;
+    double ke, mass;
+    grid_kinetic(s, &ke, &mass);
+    if (!(mass > 0)) return -1;
+    double vmax = grid_speed_max(s, 0, mass / (double)s->n_step);
+    if (!isfinite(vmax)) return PW_RETAKE_NONFINITE;
+    if (vmax > speed_limit(s)) return PW_RETAKE_SPEED;
+    double v_had = sqrt(2 * (b->kinetic + b->elastic) / mass);
+    double v_can = v_had + 2 * b->collider_speed + v3_length(s->p.gravity) * dt;
+    double v_rms = sqrt(2 * ke / mass);
+    /* (1 % and 1 mm/s: roundings of sums over the grid) */
+    return v_rms > 1.01 * v_can + 1e-3 ? PW_RETAKE_ENERGY : -1;
+}
+
+/* The error of a step refused retake_limit + 1 times in a row, naming the particle
+ * behind it as grid_failure does (the stiffest, or one reading a non-finite node). */
+static pw_status step_failed(pw_sim *s, int reason, double dt, pw_status rc, pw_error *err)
+{
+    const vec3 *fields[] = {s->grid.v, s->cr[0], s->cr[1], s->cr[3], s->cr[4]};
+    if (reason == PW_RETAKE_NONFINITE) {
+        if (rc != PW_OK && rc != PW_ENUMERIC) return rc;
+        if (rc == PW_OK) pw_fail(err, PW_ENUMERIC, "non-finite grid velocity");
+        return grid_failure(s, fields, rc == PW_OK ? 1 : 5, err);
+    }
+    if (reason == PW_RETAKE_CAPPED)
+        pw_fail(err, PW_ENUMERIC,
+                "the solve stopped at cr_max_iterations (%d) above cr_tolerance (%g) after %d "
+                "retakes down to dt %.3g s: raise sim.cr_max_iterations or sim.retake_limit, "
+                "or lower sim.courant",
+                s->p.cr_max_iterations, s->p.cr_tolerance, s->p.retake_limit, dt);
+    else
+        pw_fail(err, PW_ENUMERIC,
+                "the simulation diverged (%s) after %d retakes down to dt %.3g s: the material "
+                "is too stiff for its hardening (lower xi or raise Jp_min) or sim.retake_limit "
+                "too low",
+                pw_retake_reason_name((pw_retake_reason)reason), s->p.retake_limit, dt);
+    return grid_failure(s, fields, 1, err);
+}
+
+/* One step of at most dt_try (set by `bound`); the elastic bound may shorten it, and
+ * refused attempts halve it. The stepped set and the grid are those begin_step made for
+ * dt_try: the steps 1-3 before the first attempt do not depend on dt, so a retake redoes
+ * only P2G's velocities and steps 4-6, and leaves the bits of a step that was short from
+ * the start. *dt_taken: the length taken [s]. */
+static pw_status substep(pw_sim *s, double dt_try, pw_dt_bound bound, double *dt_taken,
+                         pw_error *err)
+{
+    double dt = dt_try;
+    s->t_step_end = s->t + dt;
     clock_pair tp = clock_now(), t_start = tp;
     pw_status rc = pw_mpm_begin_step(s, err);
     if (rc != PW_OK) return rc;
@@ -377,23 +515,50 @@ static pw_status substep(pw_sim *s, double dt, pw_error *err)
     phase_end(s, &tp, PW_PHASE_P2G);
     pw_mpm_prepare_stress(s);                         /* 3. f_i, eq. 6, with hardening   */
     pw_mpm_grid_forces(s, NULL);
-    grid_predict(s, dt);                              /* 4. v*, eq. 10                   */
-    grid_collide(s, t_next);                          /* 5. colliders and walls, sec. 8  */
-    phase_end(s, &tp, PW_PHASE_FORCES);
-    int iterations = 0, converged = 1;                /* 6. eq. 9, conjugate residual    */
-    if (s->p.beta > 0) {
-        rc = pw_mpm_solve(s, dt, &iterations, &converged, err);
-        if (rc == PW_ENOMEM) return rc;
-        if (rc != PW_OK) { /* numeric: name the particle behind it */
-            const vec3 *fields[] = {s->grid.v, s->cr[0], s->cr[1], s->cr[3], s->cr[4]};
-            return grid_failure(s, fields, 5, err);
+    attempt_budget b = {0};
+    b.elastic = s->p.retake_limit > 0 ? elastic_energy(s) : 0;
+    if (s->p.courant > 0 && s->wave_speed2_max > 0) { /* the elastic bound */
+        double dt_elastic = s->p.courant * s->p.h / sqrt(s->wave_speed2_max);
+        if (dt_elastic < dt) {
+            dt = dt_elastic;
+            bound = PW_DT_BY_ELASTIC;
         }
+    }
+    if (s->steps == s->test_retake_step && !s->test_retake_refuse) {
+        dt *= 0.5; /* as if one attempt had been refused */
+        bound = PW_DT_BY_RETAKE;
+    }
+    int iterations = 0, converged = 1, retakes = 0;
+    for (;;) {
+        if (retakes > 0) pw_mpm_p2g(s);               /*    (v_i afresh for the retake)  */
+        if (s->p.retake_limit > 0) grid_kinetic(s, &b.kinetic, &b.mass);
+        grid_predict(s, dt);                          /* 4. v*, eq. 10                   */
+        grid_collide(s, s->t + dt);                   /* 5. colliders and walls, sec. 8  */
+        if (s->p.retake_limit > 0) b.collider_speed = grid_speed_max(s, 1, 0);
+        phase_end(s, &tp, PW_PHASE_FORCES);
+        rc = PW_OK;                                   /* 6. eq. 9, conjugate residual    */
+        if (s->p.beta > 0) rc = pw_mpm_solve(s, dt, &iterations, &converged, err);
+        if (rc == PW_ENOMEM) return rc;
+        phase_end(s, &tp, PW_PHASE_SOLVE);
+        int reason = judge_attempt(s, dt, rc, converged, &b);
+        if (reason < 0 && retakes == 0 && s->steps == s->test_retake_step && s->test_retake_refuse)
+            reason = PW_RETAKE_TEST;
+        if (reason < 0) break;
+        s->step_log.retakes[reason]++;
+        if (retakes >= s->p.retake_limit)
+            return step_failed(s, reason, dt, rc, err);
+        retakes++;
+        dt *= 0.5;
+        bound = PW_DT_BY_RETAKE;
+    }
+    if (s->p.beta > 0) {
+        pw_mpm_solve_accept(s);
         s->cr_iterations_last = iterations;
         s->cr_iterations_total += (uint64_t)iterations;
         s->cr_solves++;
         s->cr_not_converged += converged ? 0u : 1u;
+        s->step_log.cr_iterations += (uint64_t)iterations;
     }
-    phase_end(s, &tp, PW_PHASE_SOLVE);
     size_t bad = pw_mpm_update_deformation(s, dt);    /* 7. Fe, Fp, eqs. 11-12           */
     if (bad < s->n_step) {
         const vec3 *fields[] = {s->grid.v};
@@ -409,12 +574,14 @@ static pw_status substep(pw_sim *s, double dt, pw_error *err)
     phase_end(s, &tp, PW_PHASE_UPDATE_F);
     s->fe_svd_valid = 1;
     pw_mpm_g2p(s);                                    /* 8. PIC/FLIP blend or APIC       */
-    particle_collide(s, t_next);                      /* 9. sec. 8 on particles          */
+    particle_collide(s, s->t + dt);                   /* 9. sec. 8 on particles          */
     int nonfinite = advect(s, dt);                    /* 10. x += dt v                   */
     phase_end(s, &tp, PW_PHASE_G2P);
     judge_contention(s, t_start, tp);
+    log_step(s, dt, bound, retakes > 0 || (s->steps == s->test_retake_step && !s->test_retake_refuse));
     s->steps++;
     s->dt_last = dt;
+    *dt_taken = dt;
     /* NaN never reaches a cache: x and v were checked in advect, Fe and Fp in step 7 */
     return nonfinite ? check_particles(s, err) : PW_OK;
 }
@@ -432,17 +599,6 @@ static double max_speed(const pw_sim *s)
         if (v2 > vmax2) vmax2 = v2; /* (NaN is caught by check_particles) */
     }
     return sqrt(vmax2);
-}
-
-/* Speed no snow of this scene can reach [m/s]: 20 times the speed of a free fall across
- * the domain's diagonal, and at least 100 m/s (thrown snowballs, fast colliders). A
- * faster particle means the step has diverged (too large a dt_max for the material's
- * stiffness); stopping there beats running for ever at CFL-shrunk steps and writing
- * caches of an explosion. Depends only on the parameters, so resumed runs agree. */
-static double speed_limit(const pw_sim *s)
-{
-    double diag = v3_length(v3_sub(s->p.domain_max, s->p.domain_min));
-    return fmax(100.0, 20.0 * sqrt(2.0 * v3_length(s->p.gravity) * diag));
 }
 
 static pw_status check_divergence(const pw_sim *s, double vmax, pw_error *err)
@@ -482,25 +638,39 @@ pw_status pw_sim_advance_to(pw_sim *s, double t_end, pw_sim_progress_fn progress
         s->failed = 1;
         return rc;
     }
+    memset(&s->step_log, 0, sizeof s->step_log);
+    s->step_log.dt_min = INFINITY;
+    s->dt_retake_cap = INFINITY; /* (kept state: a resumed run starts the frame alike) */
     while (s->t < t_end) {
-        /* CFL: dt <= cfl h / max|v_p|, bounded by dt_max; the last step lands on t_end
-         * (a step within 1e-6 of the remainder is stretched so no sliver step follows) */
+        /* the bounds known before the step: dt <= cfl h / max|v_p|, dt_max, a retake's
+         * cap; the last step lands on t_end (a step within 1e-6 of the remainder is
+         * stretched so no sliver step follows); the elastic bound comes in the step */
         double vmax = max_speed(s);
         if ((rc = check_divergence(s, vmax, err)) != PW_OK) {
             s->failed = 1;
             return rc;
         }
         double dt = s->p.dt_max;
-        if (vmax > 0) dt = fmin(dt, s->p.cfl * s->p.h / vmax);
-        double remaining = t_end - s->t;
-        int last = remaining <= dt * (1 + 1e-6);
-        if (last) dt = remaining;
-        rc = substep(s, dt, err);
+        pw_dt_bound bound = PW_DT_BY_MAX;
+        if (vmax > 0 && s->p.cfl * s->p.h / vmax < dt) {
+            dt = s->p.cfl * s->p.h / vmax;
+            bound = PW_DT_BY_SPEED;
+        }
+        if (s->dt_retake_cap < dt) {
+            dt = s->dt_retake_cap;
+            bound = PW_DT_BY_RETAKE;
+        }
+        double remaining = t_end - s->t, taken = 0;
+        if (remaining <= dt * (1 + 1e-6)) {
+            dt = remaining;
+            bound = PW_DT_BY_FRAME;
+        }
+        rc = substep(s, dt, bound, &taken, err);
         if (rc != PW_OK) {
             s->failed = 1;
             return rc;
         }
-        s->t = last ? t_end : s->t + dt;
+        s->t = taken == remaining ? t_end : s->t + taken;
         if (progress) progress(user, s->t, t_end);
     }
     s->max_speed = max_speed(s);
@@ -527,6 +697,22 @@ void pw_sim_get_stats(const pw_sim *s, pw_sim_stats *st)
                             ? (double)s->particle_steps / (double)s->particle_steps_all
                             : 1.0;
     st->active_blocks = s->grid.n_blocks;
+}
+
+void pw_sim_get_step_log(const pw_sim *s, pw_sim_step_log *log) { *log = s->step_log; }
+
+const char *pw_dt_bound_name(pw_dt_bound b)
+{
+    static const char *const names[PW_DT_BY_COUNT] = {"speed", "elastic", "dt_max", "retake",
+                                                      "frame"};
+    return (unsigned)b < PW_DT_BY_COUNT ? names[b] : "?";
+}
+
+const char *pw_retake_reason_name(pw_retake_reason r)
+{
+    static const char *const names[PW_RETAKE_COUNT] = {"capped solve", "non-finite",
+                                                       "speed limit", "energy", "test"};
+    return (unsigned)r < PW_RETAKE_COUNT ? names[r] : "?";
 }
 
 size_t pw_sim_particle_count(const pw_sim *s) { return s->pt.n; }

@@ -209,6 +209,16 @@ struct pw_sim {
     uint64_t steps;
     double dt_last;
     double max_speed;
+    /* The step controller (mpm.c): the cap a retake leaves, doubled by each step after
+     * it until no longer the smallest bound (reset, like the kept state, by each
+     * pw_sim_advance_to call), and the log of that call's steps. */
+    double dt_retake_cap;       /* [s] INFINITY: none                                  */
+    pw_sim_step_log step_log;
+    /* Tests only: step number whose first attempt is refused (test_retake_refuse 1, as
+     * a failed solve would be), or taken at half its dt as if a retake had already
+     * happened (0); UINT64_MAX for none. */
+    uint64_t test_retake_step;
+    int test_retake_refuse;
     int cr_iterations_last;
     uint64_t cr_iterations_total, cr_solves, cr_not_converged;
     pw_mpm_profile prof;        /* accumulated since creation */
@@ -221,6 +231,11 @@ struct pw_sim {
     size_t cap_stepped;
     pw_ploc *ps;
     pw_pstress *stress;
+    double *batch_psi;          /* [J] elastic energy of each batch of PW_STRESS_LANES
+                                   stepped particles (pw_mpm_prepare_stress) */
+    double wave_speed2_max;     /* [m^2/s^2] c^2 of the fastest elastic wave in the
+                                   stepped snow, from the moduli pw_mpm_prepare_stress
+                                   formed */
     float (*K)[PW_K_ENTRIES];    /* the linearised stress of each particle (pw_mpm_prepare_stress) */
     size_t *home_scratch;       /* one entry per home block (homes <= stepped particles) */
     /* per-step scratch of every particle, and what a step keeps for the next */
@@ -255,6 +270,9 @@ struct pw_sim {
                                    fe_svd_valid, for the same reason, and when particles
                                    are added */
     pw_warm_step warm, warm_old; /* the last step's correction, and the one before */
+    int warm_new_made;          /* the last solve left a correction in warm_new */
+    pw_warm_step warm_new;      /* this attempt's, made the last by pw_mpm_solve_accept:
+                                   a refused attempt leaves the two above untouched */
 };
 
 /* The reorder's staging area at the start of a step: K's storage, whose contents die

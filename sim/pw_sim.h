@@ -20,6 +20,11 @@ typedef enum {
     PW_TRANSFER_APIC = 1      /* affine particle-in-cell (Jiang et al. 2015)             */
 } pw_transfer;
 
+/* Ranges of the step controller's keys: past C 100 the elastic bound bounds nothing a
+ * solve can reach; 20 retakes in a row shorten a step 2^20, a million, times. */
+#define PW_COURANT_MAX 100.0
+#define PW_RETAKE_LIMIT_MAX 20
+
 typedef struct {
     double h;                 /* grid spacing [m]                                  */
     vec3 domain_min;          /* [m] simulation domain; its faces are walls         */
@@ -27,6 +32,15 @@ typedef struct {
     vec3 gravity;             /* [m/s^2]                    (0, -9.81, 0)           */
     double dt_max;            /* largest substep [s]        (5e-4, semi-implicit)   */
     double cfl;               /* dt <= cfl h / max|v| [-]   (0.5)                   */
+    /* The elastic bound (sim/docs/step-control.md): dt <= courant h / c_max, c_max the
+     * fastest elastic wave in the stepped snow, sqrt((lambda + 2 mu) / rho) with the
+     * hardened moduli; 0 = no such bound (the 2013 rule alone). */
+    double courant;           /* [-]                        (10)                    */
+    /* A step whose solve stops at cr_max_iterations, is not finite, or diverges (a grid
+     * speed over the domain's limit, or kinetic energy the step's sources cannot
+     * explain) is retaken from its start at half the dt, up to this many times in a
+     * row; 0 = never (the step fails as the 2013 rule's did). */
+    int retake_limit;         /* [-]                        (8)                     */
     double beta;              /* 0 explicit, 0.5 trapezoidal, 1 backward Euler (1)  */
     pw_transfer transfer;     /*                            (PIC/FLIP)              */
     double flip_alpha;        /* FLIP fraction [-]          (0.95)                  */
@@ -91,12 +105,15 @@ pw_status pw_sim_add_particles(pw_sim *s, const pw_seeded *seeded, pw_error *err
 /* Called after each substep with the current and the target time [s]. */
 typedef void (*pw_sim_progress_fn)(void *user, double t_now, double t_end);
 
-/* Advances to exactly t_end [s] in substeps dt = min(dt_max, cfl h / max|v_p|), the
- * last one shortened so that the time lands on t_end. progress may be NULL.
- * @return PW_OK; PW_ENUMERIC when NaN/Inf appears in particle or grid state or in the
- * solve (the message names step, time and particle id; the state is then unusable);
- * PW_EINVAL for t_end before the current time. A solve that hits the iteration cap
- * is not an error: it is counted in pw_sim_stats.cr_not_converged. */
+/* Advances to exactly t_end [s] in substeps dt = min(dt_max, cfl h / max|v_p|,
+ * courant h / c_max), the last one shortened so that the time lands on t_end; a step
+ * that fails (see retake_limit) is retaken at half its dt, and the steps after grow back
+ * by doubling. progress may be NULL.
+ * @return PW_OK; PW_ENUMERIC when a step still fails after retake_limit retakes (the
+ * message names step, time, the reason and, where there is one, the particle; the
+ * state is then unusable); PW_EINVAL for t_end before the current time. With
+ * retake_limit 0 a solve that hits the iteration cap is not an error: it is counted
+ * in pw_sim_stats.cr_not_converged. */
 pw_status pw_sim_advance_to(pw_sim *s, double t_end, pw_sim_progress_fn progress, void *user,
                             pw_error *err);
 
@@ -141,6 +158,42 @@ typedef struct {
                                   every particle, since creation                   */
 } pw_sim_stats;
 void pw_sim_get_stats(const pw_sim *s, pw_sim_stats *st);
+
+/* What set the length of a step: the smallest of its bounds. */
+typedef enum {
+    PW_DT_BY_SPEED,   /* cfl h / max|v_p|                                        */
+    PW_DT_BY_ELASTIC, /* courant h / c_max                                       */
+    PW_DT_BY_MAX,     /* dt_max                                                  */
+    PW_DT_BY_RETAKE,  /* growing back after a retake (or the retake itself)      */
+    PW_DT_BY_FRAME,   /* the rest of the frame                                   */
+    PW_DT_BY_COUNT
+} pw_dt_bound;
+
+/* Why an attempt at a step was refused and retaken. */
+typedef enum {
+    PW_RETAKE_CAPPED,    /* the solve stopped at cr_max_iterations above cr_tolerance */
+    PW_RETAKE_NONFINITE, /* the solve or the grid velocity is not finite              */
+    PW_RETAKE_SPEED,     /* a grid node faster than the domain's speed limit          */
+    PW_RETAKE_ENERGY,    /* kinetic energy the step's sources cannot explain          */
+    PW_RETAKE_TEST,      /* refused by a test (mpm_internal.h)                        */
+    PW_RETAKE_COUNT
+} pw_retake_reason;
+
+/* The steps of the last pw_sim_advance_to call (a frame, in the pipeline). */
+typedef struct {
+    uint64_t steps;                       /* steps taken                           */
+    uint64_t retakes[PW_RETAKE_COUNT];    /* attempts refused, by reason           */
+    uint64_t set_by[PW_DT_BY_COUNT];      /* steps whose dt each bound set         */
+    double dt_min, dt_max;                /* [s] shortest and longest step taken   */
+    double courant_max;                   /* [-] largest c_max dt / h of a step    */
+    uint64_t cr_iterations;               /* of the accepted steps' solves         */
+} pw_sim_step_log;
+void pw_sim_get_step_log(const pw_sim *s, pw_sim_step_log *log);
+
+/* Names for the log and the caches: "speed", "elastic", "dt_max", "retake", "frame";
+ * "capped solve", "non-finite", "speed limit", "energy", "test". */
+const char *pw_dt_bound_name(pw_dt_bound b);
+const char *pw_retake_reason_name(pw_retake_reason r);
 
 /* Read-only views of the particle arrays (valid until the next call that changes s;
  * the solver reorders particles by grid block each step: pw_sim_particle_ids gives

@@ -21,6 +21,11 @@ void pw_sim_params_default(pw_sim_params *p)
     p->gravity = v3(0, -9.81, 0);
     p->dt_max = 5e-4;
     p->cfl = 0.5;
+    /* C is the stiffest particle's: the shipped previews run at C up to 6-13 with
+     * 2-10 CR iterations a step, and crushed snow, whose hardening multiplies c, is
+     * where the bound acts (sim/docs/step-control.md) */
+    p->courant = 10.0;
+    p->retake_limit = 8;
     p->beta = 1.0;
     p->transfer = PW_TRANSFER_PIC_FLIP;
     p->flip_alpha = 0.95;
@@ -61,6 +66,12 @@ pw_status pw_sim_params_check(const pw_sim_params *p, pw_error *err)
         return pw_fail(err, PW_EINVAL, "sim params: dt_max must be in (0, 1] [s] (%g)", p->dt_max);
     if (!(p->cfl > 0 && p->cfl <= 1))
         return pw_fail(err, PW_EINVAL, "sim params: cfl must be in (0, 1] (%g)", p->cfl);
+    if (!(p->courant >= 0 && p->courant <= PW_COURANT_MAX))
+        return pw_fail(err, PW_EINVAL, "sim params: courant must be in [0, %g] (%g)",
+                       PW_COURANT_MAX, p->courant);
+    if (p->retake_limit < 0 || p->retake_limit > PW_RETAKE_LIMIT_MAX)
+        return pw_fail(err, PW_EINVAL, "sim params: retake_limit must be in [0, %d] (%d)",
+                       PW_RETAKE_LIMIT_MAX, p->retake_limit);
     if (!(p->beta >= 0 && p->beta <= 1))
         return pw_fail(err, PW_EINVAL, "sim params: beta must be in [0, 1] (%g)", p->beta);
     if (p->transfer != PW_TRANSFER_PIC_FLIP && p->transfer != PW_TRANSFER_APIC)
@@ -124,6 +135,9 @@ pw_sim *pw_sim_create(const pw_sim_params *p, pw_error *err)
     s->threads_max = p->threads > 0 ? p->threads : omp_get_max_threads();
     s->threads = s->threads_max;
     s->particles_per_thread = 16384; /* below this, another thread costs more than it saves */
+    s->dt_retake_cap = INFINITY;
+    s->test_retake_step = UINT64_MAX;
+    s->step_log.dt_min = INFINITY;
     s->home_runs = pw_mpm_home_runs_create(s->threads_max);
     if (!s->home_runs) {
         pw_fail(err, PW_ENOMEM, "sim: cannot allocate the work sharing of %d threads",
@@ -152,11 +166,12 @@ void pw_sim_destroy(pw_sim *s)
     pw_colliders_destroy(s->colliders);
     free(s->home_runs);
     pw_particles_free(&s->pt);
-    void *arrays[] = {s->ps, s->stress, s->K, s->home_scratch, s->fe_svd, s->perm, s->inv_sqrt_m, s->partial};
+    void *arrays[] = {s->ps, s->stress, s->K, s->home_scratch, s->batch_psi, s->fe_svd, s->perm,
+                      s->inv_sqrt_m, s->partial};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) free(arrays[k]);
     for (int k = 0; k < 5; k++) free(s->cr[k]);
-    pw_warm_step *w[2] = {&s->warm, &s->warm_old};
-    for (int k = 0; k < 2; k++) {
+    pw_warm_step *w[3] = {&s->warm, &s->warm_old, &s->warm_new};
+    for (int k = 0; k < 3; k++) {
         free(w[k]->keys);
         free(w[k]->dv);
         free(w[k]->map);

@@ -33,6 +33,49 @@ static pw_cache_frame frame_of(const pw_sim *s, int64_t frame, uint64_t sim_hash
     return f;
 }
 
+/* The steps of the frame's pw_sim_advance_to call (pw_sim_step_log), for `powder info`:
+ * what a frame cost and why, read back from the caches; a loaded checkpoint keeps them,
+ * so that its slim form written again (a resume's demotion) has the same bytes. */
+static const char *const retake_globals[PW_RETAKE_COUNT] = {
+    "frame_retakes_capped", "frame_retakes_nonfinite", "frame_retakes_speed",
+    "frame_retakes_energy", "frame_retakes_test"};
+static const char *const set_by_globals[PW_DT_BY_COUNT] = {
+    "frame_dt_by_speed", "frame_dt_by_elastic", "frame_dt_by_dt_max", "frame_dt_by_retake",
+    "frame_dt_by_frame"};
+
+static void get_step_log(pw_sim *s, const pw_cache_frame *f)
+{
+    pw_sim_step_log *l = &s->step_log;
+    memset(l, 0, sizeof *l);
+    l->steps = (uint64_t)pw_cache_global_get(f, "frame_steps", 0);
+    for (int r = 0; r < PW_RETAKE_COUNT; r++)
+        l->retakes[r] = (uint64_t)pw_cache_global_get(f, retake_globals[r], 0);
+    for (int b = 0; b < PW_DT_BY_COUNT; b++)
+        l->set_by[b] = (uint64_t)pw_cache_global_get(f, set_by_globals[b], 0);
+    l->dt_min = pw_cache_global_get(f, "frame_dt_min", INFINITY);
+    l->dt_max = pw_cache_global_get(f, "frame_dt_max", 0);
+    l->courant_max = pw_cache_global_get(f, "frame_courant_max", 0);
+    l->cr_iterations = (uint64_t)pw_cache_global_get(f, "frame_cr_iterations", 0);
+}
+
+static pw_status set_step_log(const pw_sim *s, pw_cache_frame *f, pw_error *err)
+{
+    const pw_sim_step_log *l = &s->step_log;
+    if (!l->steps) return PW_OK; /* (a seeded frame: no step) */
+    pw_status rc = pw_cache_global_set(f, "frame_steps", (double)l->steps, err);
+    for (int r = 0; r < PW_RETAKE_COUNT && rc == PW_OK; r++)
+        if (l->retakes[r])
+            rc = pw_cache_global_set(f, retake_globals[r], (double)l->retakes[r], err);
+    for (int b = 0; b < PW_DT_BY_COUNT && rc == PW_OK; b++)
+        if (l->set_by[b]) rc = pw_cache_global_set(f, set_by_globals[b], (double)l->set_by[b], err);
+    if (rc == PW_OK) rc = pw_cache_global_set(f, "frame_dt_min", l->dt_min, err);
+    if (rc == PW_OK) rc = pw_cache_global_set(f, "frame_dt_max", l->dt_max, err);
+    if (rc == PW_OK) rc = pw_cache_global_set(f, "frame_courant_max", l->courant_max, err);
+    if (rc == PW_OK)
+        rc = pw_cache_global_set(f, "frame_cr_iterations", (double)l->cr_iterations, err);
+    return rc;
+}
+
 /* Which body each particle is of (by id: pw_particles.body_start), kept in a checkpoint
  * while a rest volume is still to be estimated (a first frame, before any step) and
  * bodies may touch: a resume needs it to count only each body's own mass in its V0. In
@@ -88,7 +131,6 @@ pw_status pw_sim_save(const pw_sim *s, const char *path, int64_t frame, uint64_t
         free(body);
         return pw_fail(err, PW_ENOMEM, "%s: cannot allocate Jp for %zu particles", path, pt->n);
     }
-
     for (size_t p = 0; p < pt->n; p++) Jp[p] = m3_det(pt->Fp[p]);
     int na = 0;
     for (int k = 0; k < pw_particle_field_count; k++) {
@@ -129,6 +171,7 @@ pw_status pw_sim_save(const pw_sim *s, const char *path, int64_t frame, uint64_t
      * counters of the particles before it only */
     if (rc == PW_OK && s->pt.rests)
         rc = pw_cache_global_set(&f, "stepped_particles", (double)s->n_step, err);
+    if (rc == PW_OK) rc = set_step_log(s, &f, err);
     if (rc == PW_OK) rc = pw_cache_write(path, &f, err);
     free(Jp);
     free(body);
@@ -169,6 +212,7 @@ pw_status pw_sim_save_slim(const pw_sim *s, const char *path, int64_t frame, uin
         /* the layers only where there are any, so other slim caches keep their bytes */
         pw_cache_frame f = frame_of(s, frame, sim_hash, attrs, pt->layered ? 8 : 7);
         rc = pw_cache_global_set(&f, PW_CACHE_SLIM, 1, err);
+        if (rc == PW_OK) rc = set_step_log(s, &f, err);
         if (rc == PW_OK) rc = pw_cache_write(path, &f, err);
     }
     free(x), free(v), free(m), free(jp), free(xi), free(rho);
@@ -297,6 +341,7 @@ pw_status pw_sim_load(pw_sim *s, const char *path, pw_error *err)
     s->cr_iterations_total = (uint64_t)pw_cache_global_get(&f, "cr_iterations_total", 0);
     s->cr_solves = (uint64_t)pw_cache_global_get(&f, "cr_solves", 0);
     s->cr_not_converged = (uint64_t)pw_cache_global_get(&f, "cr_not_converged", 0);
+    get_step_log(s, &f);
     pw_cache_frame_free(&f);
     return PW_OK;
 }

@@ -231,7 +231,8 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
     const int stream = stream_input(s);
     *iterations = 0;
     *converged = 1;
-    if (reserve_warm(&s->warm, g->n_blocks) != 0 || reserve_warm(&s->warm_old, g->n_blocks) != 0)
+    if (reserve_warm(&s->warm, g->n_blocks) != 0 || reserve_warm(&s->warm_old, g->n_blocks) != 0 ||
+        reserve_warm(&s->warm_new, g->n_blocks) != 0)
         return pw_fail(err, PW_ENOMEM, "implicit solve: cannot allocate the warm start for %zu blocks",
                        g->n_blocks);
 
@@ -241,8 +242,9 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
     vec3 *dinv = s->dinv;
     pw_vec4f *Hd = s->hdiag;
     pw_mpm_hessian_diagonal(s, Hd);
-    int held = s->warm_valid; /* corrections of earlier steps to start from */
-    s->warm_valid = 0;         /* until this solve succeeds */
+    s->warm_new_made = 0;
+    int held = s->warm_valid; /* corrections of earlier steps to start from; kept as they
+                                 are until the step is accepted (pw_mpm_solve_accept) */
     if (held >= 1) warm_map(g, &s->warm);
     if (held >= 2) warm_map(g, &s->warm_old);
     /* x = M^1/2 v0 for the initial guess v0 [m/s]; u = v0 and r = b - x = M^1/2 (v* - v0)
@@ -330,12 +332,9 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
     }
     *iterations = k;
 
-    /* v = M^-1/2 y on the free components; fixed ones keep v* exactly. This step's
-     * correction becomes the last one, and the last one the one before. */
-    pw_warm_step swap = s->warm;
-    s->warm = s->warm_old;
-    s->warm_old = swap;
-    vec3 *dv = s->warm.dv;
+    /* v = M^-1/2 y on the free components; fixed ones keep v* exactly. The correction
+     * waits in warm_new until the step is accepted. */
+    vec3 *dv = s->warm_new.dv;
 #pragma omp parallel for schedule(static) num_threads(s->threads)
     for (long i = 0; i < nl; i++) {
         uint8_t f = g->fixed[i];
@@ -352,8 +351,22 @@ pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw
         if (!(f & 4)) g->v[i].z = x[i].z * ism;
         dv[i] = v3_sub(g->v[i], v);
     }
-    memcpy(s->warm.keys, g->keys, g->n_blocks * sizeof *g->keys);
-    s->warm.blocks = g->n_blocks;
-    s->warm_valid = held >= 1 ? 2 : 1;
+    memcpy(s->warm_new.keys, g->keys, g->n_blocks * sizeof *g->keys);
+    s->warm_new.blocks = g->n_blocks;
+    s->warm_new_made = 1;
     return PW_OK;
+}
+
+void pw_mpm_solve_accept(pw_sim *s)
+{
+    if (!s->warm_new_made) { /* v* = 0 solved nothing: no correction to start from */
+        s->warm_valid = 0;
+        return;
+    }
+    /* this step's correction becomes the last one, and the last one the one before */
+    pw_warm_step oldest = s->warm_old;
+    s->warm_old = s->warm;
+    s->warm = s->warm_new;
+    s->warm_new = oldest;
+    s->warm_valid = s->warm_valid >= 1 ? 2 : 1;
 }

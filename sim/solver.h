@@ -9,4 +9,8 @@
  * PW_ENUMERIC on NaN/Inf. */
 pw_status pw_mpm_solve(pw_sim *s, double dt, int *iterations, int *converged, pw_error *err);
 
+/* Makes the last solve's correction the warm start of the next step's solve: called once
+ * a step is accepted, so that a refused attempt leaves the warm start as it found it. */
+void pw_mpm_solve_accept(pw_sim *s);
+
 #endif

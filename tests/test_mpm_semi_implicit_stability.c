@@ -53,6 +53,10 @@ static int run(double beta, double *growth, int *steps)
     p.gravity = v3(0, -9.81, 0);
     p.beta = beta;
     p.dt_max = 5e-4;
+    /* the fixed dt under test: no elastic bound and no retakes (sim/docs/step-control.md),
+     * which would shorten the steps of either beta */
+    p.courant = 0;
+    p.retake_limit = 0;
     pw_sim *s = pw_sim_create(&p, &err);
     CHECK(s != NULL, "create: %s", err.msg);
     fixture_body b;

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Property: when a frame's implicit solves stop at sim.cr_max_iterations above
-# cr_tolerance, `powder sim` says so in one line for that frame (how many of its solves,
-# the cap and the tolerance, and what to change); a frame whose solves all converge
-# prints no such line. The cache's cr_not_converged counter (`powder info`) agrees.
+# Property: with retakes off (sim.retake_limit 0, the 2013 rule), when a frame's
+# implicit solves stop at sim.cr_max_iterations above cr_tolerance, `powder sim` says so
+# in one line for that frame (how many of its solves, the cap and the tolerance, and what
+# to change); a frame whose solves all converge prints no such line. The cache's
+# cr_not_converged counter (`powder info`) agrees. With retakes on (the default), a step
+# whose solve still stops at the cap after retake_limit retakes stops the simulation
+# with one line naming the cap, the retakes and what to change (exit 1).
 #
 # usage: bash test_sim_reports_capped_solves.sh <powder binary> <source dir> <scratch dir>
 set -u
@@ -40,8 +43,14 @@ scene() { # scene NAME EXTRA-SIM-KEYS
 }
 JSON
 }
-scene capped '"cr_max_iterations": 1, "cr_tolerance": 1e-9,'
+scene capped '"cr_max_iterations": 1, "cr_tolerance": 1e-9, "retake_limit": 0,'
+scene retaken '"cr_max_iterations": 1, "cr_tolerance": 1e-9, "retake_limit": 2,'
 scene free ''
+
+"$powder" sim retaken.json --output retaken --threads 1 >retaken.log 2>&1
+check "retaken: a solve capped after 2 retakes stops the run (exit 1)" test $? -eq 1
+check "retaken: the message names the cap, the retakes and the keys to change" \
+    grep -q 'the solve stopped at cr_max_iterations (1) above cr_tolerance (1e-09) after 2 retakes down to dt .*raise sim.cr_max_iterations or sim.retake_limit' retaken.log
 
 "$powder" sim capped.json --output capped --threads 1 >capped.log 2>&1
 check "capped run exits 0" test $? -eq 0
