@@ -35,7 +35,7 @@ typedef struct {
     /* The elastic bound (sim/docs/step-control.md): dt <= courant h / c_max, c_max the
      * fastest elastic wave in the stepped snow, sqrt((lambda + 2 mu) / rho) with the
      * hardened moduli; 0 = no such bound (the 2013 rule alone). */
-    double courant;           /* [-]                        (10)                    */
+    double courant;           /* [-]                        (20)                    */
     /* A step whose solve stops at cr_max_iterations, is not finite, or diverges (a grid
      * speed over the domain's limit, or kinetic energy the step's sources cannot
      * explain) is retaken from its start at half the dt, up to this many times in a

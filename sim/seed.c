@@ -251,6 +251,20 @@ pw_status pw_material_check(const pw_material *m, const char **key, double *valu
                  PW_MAX_HARDENING_EXPONENT);
         return PW_EINVAL;
     }
+    /* Snow hardened past ice's stiffness is outside the model, and the elastic bound on
+     * the step (sim/docs/step-control.md) makes it unaffordable: the step shrinks with
+     * sqrt(e^(xi (1 - Jp_min))), 400 times for the xi 30 crust at Jp_min 0.6 */
+    double hardest = m->E0 * exp(m->xi * (1 - m->Jp_min));
+    if (hardest > PW_ICE_YOUNGS) {
+        double xi_max = log(PW_ICE_YOUNGS / m->E0) / (1 - m->Jp_min);
+        double Jp_min_least = m->xi > 0 ? 1 - log(PW_ICE_YOUNGS / m->E0) / m->xi : 0;
+        *key = "Jp_min";
+        *value = m->Jp_min;
+        snprintf(why, why_size, "hardens E0 e^(xi (1 - Jp_min)) to %.3g Pa, stiffer than ice "
+                 "(%.3g Pa): keep Jp_min >= %.3g, or xi <= %.3g, or lower E0",
+                 hardest, PW_ICE_YOUNGS, Jp_min_least, xi_max);
+        return PW_EINVAL;
+    }
     return PW_OK;
 }
 

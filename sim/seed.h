@@ -62,6 +62,11 @@ int pw_material_range_holds(const pw_material_range *r, double value);
  * well below it or the stress overflows at the strongest compression. */
 #define PW_MAX_HARDENING_EXPONENT 700.0
 
+/* [Pa] Young's modulus of polycrystalline ice near 0 C (about 9 GPa): the stiffest snow
+ * can become, compacted to ice. A material whose hardened modulus E0 e^(xi (1 - Jp_min))
+ * exceeds it is refused (sim/docs/step-control.md). */
+#define PW_ICE_YOUNGS 9e9
+
 /* Checks every range and the rules between fields (rho_max 0 or above rho0, a
  * noise_scale for E_noise, a finite hardening factor). On failure returns PW_EINVAL
  * with the offending key in *key, its value in *value and the rule in why ("must be

@@ -5,7 +5,8 @@
  *
  * A field 0.3 x 0.1 x 0.3 m (h = 0.02 m, 8 per cell, 9,001 particles) of soft snow (E0
  * 4.8e4 Pa, Fig. 8's lower Young's modulus; otherwise Table 2) on a floor; its top 0.04 m
- * is a layer: either the crust (E0 1.4e6 Pa, theta_s 2.5e-3, xi 30: ten times stiffer,
+ * is a layer: either the crust (E0 1.4e6 Pa, theta_s 2.5e-3, xi 30, Jp_min 0.72, which
+ * keeps its hardened modulus below ice's (sim/seed.h, PW_ICE_YOUNGS): ten times stiffer,
  * a third of the critical stretch, three times the hardening: it breaks soon and fast)
  * or the same soft snow (a layer that only labels the top 0.04 m, so both fields measure
  * the same particles). A rigid box foot, 0.08 x 0.08 x 0.12 m, is pressed down D by
@@ -69,7 +70,7 @@ static const char field_json[] =
     " \"render\": {\"camera\": {\"eye\": [0, 0.5, 1], \"target\": [0, 0.05, 0], \"fov_deg\": 40},\n"
     "  \"resolution\": [32, 18], \"spp\": 1, \"lights\": {\"sky\": {\"radiance\": [0.2, 0.2, 0.2]}}}}\n";
 
-static const char crust[] = ", \"E0\": 1.4e6, \"theta_s\": 0.0025, \"xi\": 30";
+static const char crust[] = ", \"E0\": 1.4e6, \"theta_s\": 0.0025, \"xi\": 30, \"Jp_min\": 0.72";
 
 #define FOOT_AREA (0.08 * 0.12) /* [m^2] */
 

@@ -266,9 +266,13 @@ static const error_case cases[] = {
      {"sim.bodies[0].layers[0].blend = -0.01: the blend into the material below"}},
     {"12.6", BODY, BODY " \"layers\": [{\"thickness\": 0.02, \"rho0\": 500, \"rho_max\": 450}],",
      {"sim.bodies[0].layers[0].rho_max = 450: must be 0 (no limit) or above rho0 = 500"}},
-    {"12.7", BODY, BODY " \"layers\": [{\"thickness\": 0.02, \"blend\": 0.01, \"xi\": 1400, "
-                   "\"Jp_min\": 0.5}, {\"thickness\": 0.02, \"xi\": 700, \"Jp_min\": 0.001}],",
-     {"sim.bodies[0].layers[0].blend = 0.01: xi and Jp_min blend", "e^786.975 inside the blend"}},
+    {"12.7", BODY, BODY " \"layers\": [{\"thickness\": 0.02, \"blend\": 0.01, \"xi\": 3000, "
+                   "\"Jp_min\": 0.9964}, {\"thickness\": 0.02, \"xi\": 0, \"Jp_min\": 0.001}],",
+     {"sim.bodies[0].layers[0].blend = 0.01: xi and Jp_min blend", "e^751.96 inside the blend"}},
+    /* hardened past ice (sim/seed.h): the walking character's crust at the default Jp_min */
+    {"12.10", MAT, "\"snow\": {\"E0\": 1.4e6, \"xi\": 30}",
+     {"sim.materials.snow.Jp_min = 0.6: hardens E0 e^(xi (1 - Jp_min)) to 2.28e+11 Pa, stiffer "
+      "than ice (9e+09 Pa): keep Jp_min >= 0.708, or xi <= 21.9, or lower E0"}},
     {"12.8", BODY, BODY " \"layers\": {\"thickness\": 0.02},",
      {"sim.bodies[0].layers: ", "array"}},
     {"12.9", BODY, BODY " \"settled\": 1,",
