@@ -42,8 +42,27 @@ int pw_shot_cache_is_valid(const pw_scene *sc, const char *path)
     return pw_shot_cache_kind(sc, path) != 0;
 }
 
-/* "84 steps, dt 2.5e-4-5e-4 s (dt_max 80, elastic 4), 2 retaken (capped solve 2)": the
- * frame's steps, what set their length and what was retaken (pw_sim_step_log). */
+/* Appends " (name count, name count)" for the nonzero counts, or nothing when all are 0. */
+static size_t append_counts(char *out, size_t size, size_t len, const uint64_t *counts, int n,
+                            const char *(*name)(int))
+{
+    const char *sep = " (";
+    for (int k = 0; k < n && len < size; k++) {
+        if (!counts[k]) continue;
+        len += (size_t)snprintf(out + len, size - len, "%s%s %llu", sep, name(k),
+                                (unsigned long long)counts[k]);
+        sep = ", ";
+    }
+    if (*sep == ',' && len < size) len += (size_t)snprintf(out + len, size - len, ")");
+    return len;
+}
+
+static const char *bound_name(int b) { return pw_dt_bound_name((pw_dt_bound)b); }
+static const char *reason_name(int r) { return pw_retake_reason_name((pw_retake_reason)r); }
+
+/* "84 steps, dt 0.00025-0.0005 s (dt_max 80, elastic 4), elastic C up to 20, 2 retaken
+ * (capped solve 2)": the frame's steps, what set their length and what was retaken
+ * (pw_sim_step_log). */
 static void describe_steps(const pw_sim *sim, char *out, size_t size)
 {
     pw_sim_step_log l;
@@ -52,30 +71,15 @@ static void describe_steps(const pw_sim *sim, char *out, size_t size)
                                   l.steps ? l.dt_min : 0.0);
     if (l.steps && l.dt_max > l.dt_min && len < size)
         len += (size_t)snprintf(out + len, size - len, "-%.3g", l.dt_max);
-    const char *sep = " s (";
-    for (int b = 0; b < PW_DT_BY_COUNT && len < size; b++) {
-        if (!l.set_by[b]) continue;
-        len += (size_t)snprintf(out + len, size - len, "%s%s %llu", sep,
-                                pw_dt_bound_name((pw_dt_bound)b),
-                                (unsigned long long)l.set_by[b]);
-        sep = ", ";
-    }
-    if (len < size) len += (size_t)snprintf(out + len, size - len, "%s", *sep == ',' ? ")" : " s");
+    if (len < size) len += (size_t)snprintf(out + len, size - len, " s");
+    len = append_counts(out, size, len, l.set_by, PW_DT_BY_COUNT, bound_name);
     if (l.courant_max > 0 && len < size)
         len += (size_t)snprintf(out + len, size - len, ", elastic C up to %.2g", l.courant_max);
     uint64_t retaken = 0;
     for (int r = 0; r < PW_RETAKE_COUNT; r++) retaken += l.retakes[r];
     if (!retaken || len >= size) return;
     len += (size_t)snprintf(out + len, size - len, ", %llu retaken", (unsigned long long)retaken);
-    sep = " (";
-    for (int r = 0; r < PW_RETAKE_COUNT && len < size; r++) {
-        if (!l.retakes[r]) continue;
-        len += (size_t)snprintf(out + len, size - len, "%s%s %llu", sep,
-                                pw_retake_reason_name((pw_retake_reason)r),
-                                (unsigned long long)l.retakes[r]);
-        sep = ", ";
-    }
-    if (len < size) snprintf(out + len, size - len, ")");
+    append_counts(out, size, len, l.retakes, PW_RETAKE_COUNT, reason_name);
 }
 
 pw_status pw_shot_last_cached_frame(const pw_scene *sc, int *frame, pw_error *err)

@@ -10,13 +10,8 @@ set -u
 character=$(dirname "$(readlink -f "$1")")/powder-character
 [ -x "$character" ] || { echo "no $character: skipped"; exit 77; }
 dir=$3/character_help_exits_0
-fails=0 cases=0
-check() { # check NAME COMMAND...
-    local name=$1
-    shift
-    cases=$((cases + 1))
-    if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fails=$((fails + 1)); fi
-}
+# shellcheck source=tests/check.sh
+. "$(dirname "${BASH_SOURCE[0]}")/check.sh"
 rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
 
 n=0
@@ -39,5 +34,4 @@ check "2.2 no arguments: the usage on stderr" grep -q "^usage: powder-character"
 check "2.3 unknown kind: exit 2" test $? -eq 2
 check "2.4 unknown kind named" grep -q "unknown kind 'skater'" err.txt
 
-echo "$((cases - fails)) passed, $fails failed"
-[ "$fails" -eq 0 ]
+check_done

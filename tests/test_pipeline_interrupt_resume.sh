@@ -17,13 +17,8 @@
 set -u
 powder=$(readlink -f "$1")
 dir=$3/pipeline_interrupt_resume
-fails=0 cases=0
-check() { # check NAME COMMAND...
-    local name=$1
-    shift
-    cases=$((cases + 1))
-    if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fails=$((fails + 1)); fi
-}
+# shellcheck source=tests/check.sh
+. "$(dirname "${BASH_SOURCE[0]}")/check.sh"
 rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
 
 # About 900 particles: a frame is a few tenths of a second on one thread, long enough
@@ -132,5 +127,4 @@ check "3.6 the EXRs written before read back and are kept" \
     test "$(grep -c '^render: frame [0-9]* already done' c2.log)" = "$n_exr"
 check "3.7 every frame rendered" test "$(ls c/*.exr | wc -l)" = 9
 
-echo "$((cases - fails)) passed, $fails failed"
-[ "$fails" = 0 ]
+check_done

