@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "test_util.h"
+
 extern char **environ;
 
 /* Test paths are short scratch paths; GCC's worst-case truncation analysis of the
@@ -108,27 +110,6 @@ static inline int powder_run(const char *log, const char *const *args)
     int status;
     while (waitpid(pid, &status, 0) < 0) {}
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-static inline int file_exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0;
-}
-
-/* 1 when both files exist and hold the same bytes. */
-static inline int same_bytes(const char *a, const char *b)
-{
-    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
-    int same = fa && fb;
-    while (same) {
-        int ca = fgetc(fa), cb = fgetc(fb);
-        if (ca != cb) same = 0;
-        if (ca == EOF || cb == EOF) break;
-    }
-    if (fa) fclose(fa);
-    if (fb) fclose(fb);
-    return same;
 }
 
 /* 1 when the file at path contains needle. */

@@ -15,6 +15,7 @@
 #include "check.h"
 #include "pw_cache.h"
 #include "pw_file.h"
+#include "test_util.h"
 
 #define DIR_ POWDER_TEST_TMP "/atomic"
 
@@ -34,13 +35,6 @@ static int temporaries(const char *prefix)
         if (strncmp(e->d_name, prefix, strlen(prefix)) == 0 && strstr(e->d_name, ".tmp.")) n++;
     closedir(d);
     return n;
-}
-
-static char *slurp(const char *path, size_t *n)
-{
-    char *d = NULL;
-    pw_error err = {0};
-    return pw_read_file(path, (size_t)1 << 30, &d, n, &err) == PW_OK ? d : NULL;
 }
 
 int main(void)

@@ -18,6 +18,7 @@
 #include "check.h"
 #include "pw_cache.h"
 #include "pw_file.h"
+#include "test_util.h"
 
 static const pw_scalar_type types[3] = {PW_F32, PW_F64, PW_U32};
 static const uint32_t comps[3] = {1, 3, 9};
@@ -43,17 +44,6 @@ static void fill(void *data, pw_scalar_type t, size_t n, unsigned seed)
             ((uint32_t *)data)[i] = i == 0 ? UINT32_MAX : r;
         }
     }
-}
-
-static char *slurp(const char *path, size_t *n)
-{
-    char *d = NULL;
-    pw_error err = {0};
-    if (pw_read_file(path, (size_t)1 << 30, &d, n, &err) != PW_OK) {
-        fprintf(stderr, "%s\n", err.msg);
-        return NULL;
-    }
-    return d;
 }
 
 /* Rewrites a 1.0 file as a "1.7" one whose header, globals and table entries are each

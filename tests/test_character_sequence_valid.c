@@ -31,6 +31,7 @@
 
 #include "check.h"
 #include "pw_obj.h"
+#include "test_util.h"
 
 #define DIR POWDER_TEST_TMP "/character_sequence_valid"
 #define MAX_PARTS 32
@@ -220,20 +221,6 @@ static int run(const char *args)
     snprintf(cmd, sizeof cmd, "'%s' %s >/dev/null 2>&1", POWDER_CHARACTER, args);
     int rc = system(cmd);
     return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
-static int same_bytes(const char *a, const char *b)
-{
-    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
-    int same = fa && fb;
-    while (same) {
-        int ca = fgetc(fa), cb = fgetc(fb);
-        if (ca != cb) same = 0;
-        if (ca == EOF || cb == EOF) break;
-    }
-    if (fa) fclose(fa);
-    if (fb) fclose(fb);
-    return same;
 }
 
 static void check_walker(void)

@@ -26,6 +26,7 @@
 #include "export.h"
 #include "pw_cache.h"
 #include "pw_file.h"
+#include "test_util.h"
 
 static unsigned rng(unsigned *s)
 {
@@ -33,12 +34,6 @@ static unsigned rng(unsigned *s)
     return *s;
 }
 static double uniform(unsigned *s) { return (rng(s) >> 8) / 16777216.0; }
-
-static int file_exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0;
-}
 
 static float le_f32(const unsigned char *b)
 {

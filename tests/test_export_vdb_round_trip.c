@@ -30,6 +30,7 @@
 #include "pw_render.h"
 #ifdef POWDER_HAVE_VDB
 #include "export_vdb.h"
+#include "test_util.h"
 #endif
 
 static unsigned rng(unsigned *s)
@@ -66,12 +67,6 @@ static void count_nonzero(void *user, const int ijk[3], vec3 x, double rho)
     (void)ijk, (void)x;
     count_ctx *c = user;
     c->nonzero += (float)rho > 0;
-}
-
-static int file_exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0;
 }
 
 /* ---- vdb_print, the library's own inspection tool --------------------------------- */

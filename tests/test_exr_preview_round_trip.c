@@ -24,6 +24,7 @@
 
 #include "check.h"
 #include "exr.h"
+#include "test_util.h"
 
 enum { W = 4, H = 2 };
 
@@ -40,19 +41,6 @@ static pw_status write_with(const char *path, int has, double ev, const char *vi
     o.preview_view = view;
     o.preview_look = look;
     return pw_exr_write(path, &img, &o, err);
-}
-
-static unsigned char *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    *n = (size_t)ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc(*n);
-    if (b && fread(b, 1, *n, f) != *n) *n = 0;
-    fclose(f);
-    return b;
 }
 
 static void spit(const char *path, const unsigned char *b, size_t n)
@@ -105,7 +93,7 @@ int main(void)
     CHECK(strcmp(pv.view, "Viewabcd") == 0, "1.2 view '%s'", pv.view);
     CHECK(strcmp(pv.look, look) == 0, "1.3 look '%s'", pv.look);
     size_t n = 0;
-    unsigned char *good = slurp(path, &n);
+    unsigned char *good = (unsigned char *)slurp(path, &n);
     CHECK(good && n > 0, "1.4 cannot read %s back", path);
 
     /* 2. exposure only */

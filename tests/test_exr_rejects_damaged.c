@@ -23,6 +23,7 @@
 
 #include "check.h"
 #include "exr.h"
+#include "test_util.h"
 
 static char tmp_dir[] = POWDER_TEST_TMP;
 
@@ -61,19 +62,6 @@ static int write_bytes(const char *path, const void *data, size_t n)
     return fclose(f) == 0 && ok;
 }
 
-static unsigned char *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc(len > 0 ? (size_t)len : 1);
-    *n = fread(b, 1, (size_t)len, f);
-    fclose(f);
-    return b;
-}
-
 /* A small valid frame: 23 x 19, RGBA + depth + albedo, the given compression. */
 static unsigned char *make_valid(const char *name, pw_exr_compression comp, size_t *n,
                                  char *path, size_t path_size)
@@ -97,7 +85,7 @@ static unsigned char *make_valid(const char *name, pw_exr_compression comp, size
     free(rgba);
     free(z);
     free(alb);
-    return slurp(path, n);
+    return (unsigned char *)slurp(path, n);
 }
 
 /* One read of a damaged buffer: through memory, or through a file of that content.

@@ -16,25 +16,9 @@
 #include "pw_math.h"
 #include "obj_fixture.h" /* after pw_math.h */
 #include "scene.h"
+#include "test_util.h"
 
 #define SCRATCH POWDER_TEST_TMP "/scene_names_sequence_maker"
-
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
-        free(s);
-        s = NULL;
-    }
-    if (s) s[n] = 0;
-    fclose(f);
-    return s;
-}
 
 /* Parses text as a scene read from base; returns the status, *err the message. */
 static pw_status parse(const char *name, const char *text, const char *base, pw_scene *sc,
@@ -60,7 +44,7 @@ static int check_shipped(const char *sub, const char *cmake, pw_scene *sc)
         if (len < 6 || strcmp(e->d_name + len - 5, ".json")) continue;
         char path[2048];
         snprintf(path, sizeof path, "%s/%s", dir_path, e->d_name);
-        char *text = read_text(path);
+        char *text = slurp(path, NULL);
         CHECK(text != NULL, "cannot read %s", path);
         if (!text || !strstr(text, "\"sequence\"")) {
             free(text);
@@ -108,7 +92,7 @@ static const char *scene_with(const char *sequence_extra, char *buf, size_t cap)
 int main(void)
 {
     pw_scene *sc = malloc(sizeof *sc);
-    char *cmake = read_text(POWDER_SOURCE_DIR "/CMakeLists.txt");
+    char *cmake = slurp(POWDER_SOURCE_DIR "/CMakeLists.txt", NULL);
     CHECK(sc && cmake, "setup");
     if (!sc || !cmake) return check_done("scene_names_sequence_maker");
     CHECK(system("rm -rf '" SCRATCH "' && mkdir -p '" SCRATCH "/fig'") == 0,

@@ -14,17 +14,10 @@
 #include "ice_optics.h"
 #include "pw_file.h"
 #include "scene.h"
+#include "test_util.h"
 
 #define DATA POWDER_SOURCE_DIR "/tests/data/scenes/"
 static const double deg = 3.14159265358979323846 / 180.0;
-
-/* The whole file as a NUL-terminated string (NULL when unreadable); free() it. */
-static char *read_text(const char *path)
-{
-    char *text = NULL;
-    size_t size;
-    return pw_read_file(path, 1 << 20, &text, &size, NULL) == PW_OK ? text : NULL;
-}
 
 /* text with its first `from` replaced by `to` (a new string). */
 static char *replace(const char *text, const char *from, const char *to)
@@ -277,7 +270,7 @@ static void case_default_scene(pw_scene *s)
 /* 4. sim_hash follows the simulation inputs and nothing else */
 static void case_hash(pw_scene *s)
 {
-    char *base = read_text(DATA "minimal.json");
+    char *base = slurp(DATA "minimal.json", NULL);
     CHECK(base != NULL, "cannot read minimal.json");
     if (!base) return;
     uint64_t h0 = hash_of(base, s);
@@ -489,7 +482,7 @@ static void case_look(pw_scene *s)
  * complete one uses their prop mesh and the walker sequence the build makes) */
 static void case_format_examples(pw_scene *s)
 {
-    char *doc = read_text(POWDER_SOURCE_DIR "/scenes/FORMAT.md");
+    char *doc = slurp(POWDER_SOURCE_DIR "/scenes/FORMAT.md", NULL);
     CHECK(doc != NULL, "cannot read scenes/FORMAT.md");
     if (!doc) return;
     pw_error err = {0};
@@ -516,7 +509,7 @@ static void case_format_examples(pw_scene *s)
 /* 9. directions are normalised without overflow, even from huge components */
 static void case_huge_direction(pw_scene *s)
 {
-    char *base = read_text(DATA "minimal.json");
+    char *base = slurp(DATA "minimal.json", NULL);
     if (!base) return;
     char *t = replace(base, "\"target\": [0.5, 0.5, 0.5]",
                       "\"target\": [0.5, 0.5, 0.5], \"up\": [0, 1e300, 1e300]");

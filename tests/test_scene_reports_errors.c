@@ -12,6 +12,7 @@
 #include "check.h"
 #include "pw_file.h"
 #include "scene.h"
+#include "test_util.h"
 
 #define DATA POWDER_SOURCE_DIR "/tests/data/scenes/"
 
@@ -319,14 +320,6 @@ static const error_case cases[] = {
     {"8.5", "\"minimal\"", "\"min\xff\"", {"scene.json:2:", "unable to decode byte 0xff"}},
 };
 
-/* The whole file as a NUL-terminated string (NULL when unreadable); free() it. */
-static char *read_text(const char *path)
-{
-    char *text = NULL;
-    size_t size;
-    return pw_read_file(path, 1 << 20, &text, &size, NULL) == PW_OK ? text : NULL;
-}
-
 static char *replace(const char *text, const char *from, const char *to)
 {
     const char *at = strstr(text, from);
@@ -358,7 +351,7 @@ static void parse_case(const char *id, const char *text, size_t len, pw_scene *s
 int main(void)
 {
     pw_scene *s = malloc(sizeof *s);
-    char *base = read_text(DATA "minimal.json");
+    char *base = slurp(DATA "minimal.json", NULL);
     if (!s || !base) return 2;
     pw_error err = {0};
     /* 0. the base itself parses, so each case fails for its own edit only */
