@@ -495,6 +495,46 @@ static pw_status step_failed(pw_sim *s, int reason, double dt, pw_status rc, pw_
     return grid_failure(s, fields, 1, err);
 }
 
+/* Steps 4-6 at *dt, retaken at half the dt while refused, up to retake_limit times;
+ * *retakes counts them, *bound becomes PW_DT_BY_RETAKE when there was one. */
+static pw_status attempt_steps_4_to_6(pw_sim *s, double *dt, pw_dt_bound *bound, int *retakes,
+                                      clock_pair *tp, pw_error *err)
+{
+    attempt_budget b = {0};
+    b.elastic = s->p.retake_limit > 0 ? elastic_energy(s) : 0;
+    int iterations = 0, converged = 1;
+    for (*retakes = 0;; (*retakes)++) {
+        if (*retakes > 0) pw_mpm_p2g(s);              /*    (v_i afresh for the retake)  */
+        if (s->p.retake_limit > 0) grid_kinetic(s, &b.kinetic, &b.mass);
+        grid_predict(s, *dt);                         /* 4. v*, eq. 10                   */
+        grid_collide(s, s->t + *dt);                  /* 5. colliders and walls, sec. 8  */
+        if (s->p.retake_limit > 0) b.collider_speed = grid_speed_max(s, 1, 0);
+        phase_end(s, tp, PW_PHASE_FORCES);
+        pw_status rc = PW_OK;                         /* 6. eq. 9, conjugate residual    */
+        if (s->p.beta > 0) rc = pw_mpm_solve(s, *dt, &iterations, &converged, err);
+        if (rc == PW_ENOMEM) return rc;
+        phase_end(s, tp, PW_PHASE_SOLVE);
+        int reason = judge_attempt(s, *dt, rc, converged, &b);
+        if (reason < 0 && *retakes == 0 && s->steps == s->test_retake_step &&
+            s->test_retake_refuse)
+            reason = PW_RETAKE_TEST;
+        if (reason < 0) break;
+        s->step_log.retakes[reason]++;
+        if (*retakes >= s->p.retake_limit) return step_failed(s, reason, *dt, rc, err);
+        *dt *= 0.5;
+        *bound = PW_DT_BY_RETAKE;
+    }
+    if (s->p.beta > 0) {
+        pw_mpm_solve_accept(s);
+        s->cr_iterations_last = iterations;
+        s->cr_iterations_total += (uint64_t)iterations;
+        s->cr_solves++;
+        s->cr_not_converged += converged ? 0u : 1u;
+        s->step_log.cr_iterations += (uint64_t)iterations;
+    }
+    return PW_OK;
+}
+
 /* One step of at most dt_try (set by `bound`); the elastic bound may shorten it, and
  * refused attempts halve it. The stepped set and the grid are those begin_step made for
  * dt_try: the steps 1-3 before the first attempt do not depend on dt, so a retake redoes
@@ -515,50 +555,20 @@ static pw_status substep(pw_sim *s, double dt_try, pw_dt_bound bound, double *dt
     phase_end(s, &tp, PW_PHASE_P2G);
     pw_mpm_prepare_stress(s);                         /* 3. f_i, eq. 6, with hardening   */
     pw_mpm_grid_forces(s, NULL);
-    attempt_budget b = {0};
-    b.elastic = s->p.retake_limit > 0 ? elastic_energy(s) : 0;
-    if (s->p.courant > 0 && s->wave_speed2_max > 0) { /* the elastic bound */
+    if (s->p.courant > 0 && s->wave_speed2_max > 0) { /*    the elastic bound            */
         double dt_elastic = s->p.courant * s->p.h / sqrt(s->wave_speed2_max);
         if (dt_elastic < dt) {
             dt = dt_elastic;
             bound = PW_DT_BY_ELASTIC;
         }
     }
-    if (s->steps == s->test_retake_step && !s->test_retake_refuse) {
+    int as_retaken = s->steps == s->test_retake_step && !s->test_retake_refuse;
+    if (as_retaken) {
         dt *= 0.5; /* as if one attempt had been refused */
         bound = PW_DT_BY_RETAKE;
     }
-    int iterations = 0, converged = 1, retakes = 0;
-    for (;;) {
-        if (retakes > 0) pw_mpm_p2g(s);               /*    (v_i afresh for the retake)  */
-        if (s->p.retake_limit > 0) grid_kinetic(s, &b.kinetic, &b.mass);
-        grid_predict(s, dt);                          /* 4. v*, eq. 10                   */
-        grid_collide(s, s->t + dt);                   /* 5. colliders and walls, sec. 8  */
-        if (s->p.retake_limit > 0) b.collider_speed = grid_speed_max(s, 1, 0);
-        phase_end(s, &tp, PW_PHASE_FORCES);
-        rc = PW_OK;                                   /* 6. eq. 9, conjugate residual    */
-        if (s->p.beta > 0) rc = pw_mpm_solve(s, dt, &iterations, &converged, err);
-        if (rc == PW_ENOMEM) return rc;
-        phase_end(s, &tp, PW_PHASE_SOLVE);
-        int reason = judge_attempt(s, dt, rc, converged, &b);
-        if (reason < 0 && retakes == 0 && s->steps == s->test_retake_step && s->test_retake_refuse)
-            reason = PW_RETAKE_TEST;
-        if (reason < 0) break;
-        s->step_log.retakes[reason]++;
-        if (retakes >= s->p.retake_limit)
-            return step_failed(s, reason, dt, rc, err);
-        retakes++;
-        dt *= 0.5;
-        bound = PW_DT_BY_RETAKE;
-    }
-    if (s->p.beta > 0) {
-        pw_mpm_solve_accept(s);
-        s->cr_iterations_last = iterations;
-        s->cr_iterations_total += (uint64_t)iterations;
-        s->cr_solves++;
-        s->cr_not_converged += converged ? 0u : 1u;
-        s->step_log.cr_iterations += (uint64_t)iterations;
-    }
+    int retakes = 0;                                  /* 4-6, retaken while refused      */
+    if ((rc = attempt_steps_4_to_6(s, &dt, &bound, &retakes, &tp, err)) != PW_OK) return rc;
     size_t bad = pw_mpm_update_deformation(s, dt);    /* 7. Fe, Fp, eqs. 11-12           */
     if (bad < s->n_step) {
         const vec3 *fields[] = {s->grid.v};
@@ -578,7 +588,7 @@ static pw_status substep(pw_sim *s, double dt_try, pw_dt_bound bound, double *dt
     int nonfinite = advect(s, dt);                    /* 10. x += dt v                   */
     phase_end(s, &tp, PW_PHASE_G2P);
     judge_contention(s, t_start, tp);
-    log_step(s, dt, bound, retakes > 0 || (s->steps == s->test_retake_step && !s->test_retake_refuse));
+    log_step(s, dt, bound, retakes > 0 || as_retaken);
     s->steps++;
     s->dt_last = dt;
     *dt_taken = dt;
