@@ -17,7 +17,8 @@ static const char *const keys_material[] = {
     "E0",          "nu",          "xi",             "theta_c",         "theta_s",
     "rho0",        "Jp_min",      "Jp_max",         "E_noise",         "noise_scale",
     "shell_depth", "shell_E_factor", "shell_rho_factor", "rho_max",
-    "Jp_floor",    NULL};
+    "Jp_floor",    "plasticity",  "hardening",      "friction_angle",  "cohesion",
+    "durability_rate", NULL};
 static const char *const keys_body[] = {"material", "shapes",             "subtract",
                                         "velocity", "angular_velocity",   "particles_per_cell",
                                         "seed",     "layers",             "settled",
@@ -36,6 +37,36 @@ static const char *const transfers[] = {"pic_flip", "apic", NULL};
 
 /* ---- materials ------------------------------------------------------------------- */
 
+/* The keys that belong to one plastic law: a key given to a material of another law is
+ * refused, naming the law it belongs to (sim/docs/durable-snow.md). */
+static pw_status check_law_keys(const sc_ctx *c, json_t *obj, const char *path, int plasticity)
+{
+    static const char *const clamp_keys[] = {"theta_c", "theta_s", "rho_max", "Jp_floor", NULL};
+    static const char *const cone_keys[] = {"friction_angle", "cohesion", "durability_rate", NULL};
+    char at[SC_PATH];
+    if (plasticity == PW_PLASTICITY_DRUCKER_PRAGER)
+        for (int k = 0; clamp_keys[k]; k++)
+            if (json_object_get(obj, clamp_keys[k])) {
+                sc_join(at, path, clamp_keys[k]);
+                return sc_fail(c, at, "belongs to plasticity \"clamp\" or "
+                               "\"clamp+drucker_prager\" (this material's is \"drucker_prager\")");
+            }
+    if (plasticity == PW_PLASTICITY_CLAMP)
+        for (int k = 0; cone_keys[k]; k++)
+            if (json_object_get(obj, cone_keys[k])) {
+                sc_join(at, path, cone_keys[k]);
+                return sc_fail(c, at, "belongs to plasticity \"drucker_prager\" or "
+                               "\"clamp+drucker_prager\" (this material's is \"clamp\", the "
+                               "default)");
+            }
+    if (plasticity != PW_PLASTICITY_CLAMP && !json_object_get(obj, "friction_angle")) {
+        sc_join(at, path, "friction_angle");
+        return sc_fail(c, at, "is required by plasticity \"%s\": the angle of repose "
+                       "[deg], in (0, 90)", pw_plasticity_names[plasticity]);
+    }
+    return PW_OK;
+}
+
 static pw_status parse_material(const sc_ctx *c, json_t *obj, const char *path,
                                 const char *name, pw_material *m)
 {
@@ -43,6 +74,12 @@ static pw_status parse_material(const sc_ctx *c, json_t *obj, const char *path,
     if (rc != PW_OK) return rc;
     pw_material_default(m);
     snprintf(m->name, sizeof m->name, "%s", name);
+    if ((rc = sc_enum(c, obj, path, "plasticity", PW_PLASTICITY_CLAMP, pw_plasticity_names,
+                      &m->plasticity)) != PW_OK ||
+        (rc = sc_enum(c, obj, path, "hardening", PW_HARDENING_PLASTIC, pw_hardening_names,
+                      &m->hardening)) != PW_OK ||
+        (rc = check_law_keys(c, obj, path, m->plasticity)) != PW_OK)
+        return rc;
     /* every number's range is the solver's own (pw_material_ranges) */
     for (const pw_material_range *r = pw_material_ranges; r->key; r++) {
         double *field = (double *)((char *)m + r->offset);
@@ -52,6 +89,8 @@ static pw_status parse_material(const sc_ctx *c, json_t *obj, const char *path,
     /* Keys added after caches were written stay out of the canonical text (sim_hash) at
      * their no-op value, so those caches still belong to the scenes that made them. */
     if (m->Jp_floor == 0) json_object_del(obj, "Jp_floor");
+    if (m->plasticity == PW_PLASTICITY_CLAMP) json_object_del(obj, "plasticity");
+    if (m->hardening == PW_HARDENING_PLASTIC) json_object_del(obj, "hardening");
     /* and the rules between numbers, as seeding checks them */
     const char *key;
     double value;

@@ -236,6 +236,49 @@ int pw_plasticity_update_from_svd(const mat3 *Fe_hat_in, const mat3 *Fp_in, doub
                                   double theta_s, double Jp_floor, const pw_svd3 *svd_hat,
                                   mat3 *Fe_out, mat3 *Fp_out, pw_svd3 *svd_out)
 {
+    const pw_plastic_law law = {1, theta_c, theta_s, Jp_floor, 0, 0, 0, 0};
+    return pw_plasticity_update_law(Fe_hat_in, Fp_in, &law, svd_hat, Fe_out, Fp_out, svd_out,
+                                    NULL);
+}
+
+double pw_drucker_prager_alpha(double phi)
+{
+    double sp = sin(phi);
+    return sqrt(2.0 / 3.0) * 2.0 * sp / (3.0 - sp);
+}
+
+/* log|x| and back, with |x| held above this so an element crushed to a point has a
+ * finite strain (the cone then pushes it back towards its apex) */
+#define DP_LEAST_STRETCH 1e-6
+
+vec3 pw_drucker_prager_project(vec3 s, double mu, double lambda, double alpha, double apex)
+{
+    if (!(mu > 0)) return s;
+    double sv[3] = {s.x, s.y, s.z}, eps[3];
+    for (int k = 0; k < 3; k++) eps[k] = log(fmax(fabs(sv[k]), DP_LEAST_STRETCH)) - apex;
+    double tr = eps[0] + eps[1] + eps[2];
+    double out[3];
+    if (tr >= 0) {
+        for (int k = 0; k < 3; k++) out[k] = apex;
+    } else {
+        double e[3], e2 = 0;
+        for (int k = 0; k < 3; k++) {
+            e[k] = eps[k] - tr / 3.0;
+            e2 += e[k] * e[k];
+        }
+        double en = sqrt(e2);
+        double dgamma = en + (3.0 * lambda + 2.0 * mu) / (2.0 * mu) * alpha * tr;
+        if (dgamma <= 0 || en == 0) return s; /* inside the cone */
+        for (int k = 0; k < 3; k++) out[k] = eps[k] - dgamma * e[k] / en + apex;
+    }
+    for (int k = 0; k < 3; k++) out[k] = copysign(exp(out[k]), sv[k]);
+    return v3(out[0], out[1], out[2]);
+}
+
+int pw_plasticity_update_law(const mat3 *Fe_hat_in, const mat3 *Fp_in, const pw_plastic_law *law,
+                             const pw_svd3 *svd_hat, mat3 *Fe_out, mat3 *Fp_out,
+                             pw_svd3 *svd_out, double *plastic_stretch)
+{
     const mat3 Fe_hat = *Fe_hat_in, Fp = *Fp_in; /* (the outputs may be the inputs) */
     if (!m3_isfinite(Fe_hat) || !m3_isfinite(Fp)) return -1;
     pw_svd3 own;
@@ -246,8 +289,19 @@ int pw_plasticity_update_from_svd(const mat3 *Fe_hat_in, const mat3 *Fp_in, doub
     const mat3 U = svd_hat->U, V = svd_hat->V;
     const vec3 s_hat = svd_hat->sigma;
     if (!v3_isfinite(s_hat)) return -1;
-    double lo = 1.0 - theta_c, hi = 1.0 + theta_s;
-    vec3 s = v3(clamp(s_hat.x, lo, hi), clamp(s_hat.y, lo, hi), clamp(s_hat.z, lo, hi));
+    const double Jp_floor = law->Jp_floor;
+    vec3 s = s_hat;
+    if (law->clamp) {
+        double lo = 1.0 - law->theta_c, hi = 1.0 + law->theta_s;
+        s = v3(clamp(s_hat.x, lo, hi), clamp(s_hat.y, lo, hi), clamp(s_hat.z, lo, hi));
+    }
+    if (law->alpha > 0) s = pw_drucker_prager_project(s, law->mu, law->lambda, law->alpha, law->apex);
+    if (plastic_stretch) {
+        double d[3] = {log(fabs(s_hat.x) / fabs(s.x)), log(fabs(s_hat.y) / fabs(s.y)),
+                       log(fabs(s_hat.z) / fabs(s.z))}, sum = 0;
+        for (int k = 0; k < 3; k++) sum += d[k] > 0 ? d[k] * d[k] : 0;
+        *plastic_stretch = isfinite(sum) ? sqrt(sum) : 0;
+    }
     if (Jp_floor > 0) {
         /* det Fp_out = det Fp prod(s_hat / s): below the floor, shrink s by k with
          * k^3 = that / floor, which moves the excess compression into Fe */

@@ -118,4 +118,46 @@ int pw_plasticity_update_from_svd(const mat3 *Fe_hat, const mat3 *Fp, double the
                                   double theta_s, double Jp_floor, const pw_svd3 *svd_hat,
                                   mat3 *Fe_out, mat3 *Fp_out, pw_svd3 *svd_out);
 
+/* ---- the optional laws (sim/docs/durable-snow.md) ---------------------------------- */
+
+/* The Drucker-Prager friction coefficient alpha = sqrt(2/3) 2 sin(phi) / (3 - sin(phi)) of
+ * friction angle phi [rad]: the cone ||dev tau|| <= -alpha tr tau that meets the
+ * Mohr-Coulomb pyramid of angle phi along its compression meridian. */
+double pw_drucker_prager_alpha(double phi);
+
+/* The Drucker-Prager return mapping on the Hencky strain eps = log|s| of the singular
+ * values s of a trial Fe, for moduli mu > 0, lambda (the hardened ones) and friction
+ * coefficient alpha, with the cone's apex shifted to the volumetric strain 3 apex,
+ * apex = c cot(phi) / (3 lambda + 2 mu) for cohesion c [Pa] (0: cohesionless). With
+ * eps' = eps - apex and its trace t and deviator e:
+ *   t >= 0 (net tension past the apex): eps = apex (1, 1, 1), the cone's tip;
+ *   else dgamma = |e| + (3 lambda + 2 mu) / (2 mu) alpha t, and where dgamma > 0 the
+ *   deviator shrinks by it: eps = eps - dgamma e / |e|.
+ * The yield condition and the mapping are exact for the Hencky (St. Venant-Kirchhoff in
+ * log strain) energy and agree with the fixed-corotated one to first order in the
+ * elastic strain, which the snow's clamp keeps at a few percent. Signs of s are kept
+ * (an inverted element's negative value stays negative). Returns the projected s. */
+vec3 pw_drucker_prager_project(vec3 s, double mu, double lambda, double alpha, double apex);
+
+/* One particle's plastic law: the 2013 clamp, Drucker-Prager, or the clamp then
+ * Drucker-Prager (the two combine by projecting in that order: the clamp bounds each
+ * singular value, the cone then bounds shear by friction and tension by cohesion). */
+typedef struct {
+    int clamp;               /* 1: clamp to [1 - theta_c, 1 + theta_s] (eq. 11)   */
+    double theta_c, theta_s; /* (used with clamp) */
+    double Jp_floor;         /* the compaction floor, as pw_plasticity_update_svd */
+    double alpha;            /* Drucker-Prager friction coefficient; 0: no cone  */
+    double apex;             /* the cone's apex strain (pw_drucker_prager_project) */
+    double mu, lambda;       /* [Pa] hardened moduli, for the cone */
+} pw_plastic_law;
+
+/* pw_plasticity_update_from_svd under law (with law->clamp and alpha 0 it gives the
+ * same bits), and the step's plastic stretch: |max(0, log|s_hat| - log|s|)|, the norm of
+ * the positive part of the plastic Hencky strain increment before the compaction floor
+ * (compaction, the negative part, packs snow and does not count; what breaks bonds is
+ * stretch and the stretch share of shear). plastic_stretch may be NULL. */
+int pw_plasticity_update_law(const mat3 *Fe_hat, const mat3 *Fp, const pw_plastic_law *law,
+                             const pw_svd3 *svd_hat, mat3 *Fe_out, mat3 *Fp_out,
+                             pw_svd3 *svd_out, double *plastic_stretch);
+
 #endif

@@ -147,8 +147,7 @@ void pw_mpm_prepare_stress(pw_sim *s)
             for (int k = 0; k < m; k++) {
                 size_t p = p0 + (size_t)k;
                 /* eq. 2 with J_P clamped so that e^{xi (1 - J_P)} stays finite */
-                double Jp = clamp(m3_det(pt->Fp[p]), pt->Jp_min[p], pt->Jp_max[p]);
-                double hard = pw_hardening(pt->xi[p], Jp);
+                double hard = pw_hardening(pt->xi[p], pw_particle_Jp(pt, p));
                 pw_stress_input *il = &in[k];
                 if (s->fe_svd_valid)
                     pw_svd3_unpack(&s->fe_svd[p], &il->f);

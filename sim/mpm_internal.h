@@ -13,6 +13,7 @@
 #include "constitutive.h"
 #include "grid.h"
 #include "particles.h"
+#include "seed.h"
 #include "pw_kernel.h"
 #include "pw_sim.h"
 #include "pw_simd.h"
@@ -37,12 +38,33 @@ typedef struct pw_particles {
     int layered;      /* a layered body was added: `layer` is held    */
     uint32_t *layer;  /* seeded layer, 1 = top, 0 = body material (seed.h); only
                          measured (pw_stats.h), the step never reads it */
+    int laws;         /* a body of one of the optional laws was added: the fields
+                         below are held (sim/docs/durable-snow.md)                 */
+    uint32_t *law;    /* PW_LAW_* bits (seed.h)                                     */
+    double *friction_angle; /* [rad] Drucker-Prager                                 */
+    double *cohesion; /* [Pa] of intact snow; durability scales it                  */
+    double *durability_rate; /* [-] per unit plastic stretch                        */
+    double *durability; /* [-] 1 intact, falls to 0, never rises                    */
+    double *rho_rest; /* [kg/m^3] rho |det Fe| measured on the grid (0: not yet)     */
     /* Bodies: the particles of one pw_sim_add_particles call, ids [body_start[b],
      * body_start[b + 1]) (the last to n). A particle's first rest volume counts only
      * its own body's mass (transfer.c, step 2). */
     uint32_t *body_start;
     size_t n_bodies, cap_bodies;
 } pw_particles;
+
+/* J_P as eq. 2's hardening reads it, clamped to the particle's [Jp_min, Jp_max]: det Fp,
+ * or under density hardening rho0 / rho_rest, the seeded density over the rest density
+ * measured on the grid (Gissler et al. 2020, eq. 21-23; sim/docs/durable-snow.md) once
+ * it has been measured. */
+static inline double pw_particle_Jp(const pw_particles *pt, size_t p)
+{
+    double Jp = m3_det(pt->Fp[p]);
+    if (pt->laws && (pt->law[p] & PW_LAW_DENSITY_HARDENING) && pt->rho_rest[p] > 0 &&
+        pt->V0[p] > 0)
+        Jp = pt->m[p] / (pt->V0[p] * pt->rho_rest[p]);
+    return Jp < pt->Jp_min[p] ? pt->Jp_min[p] : Jp > pt->Jp_max[p] ? pt->Jp_max[p] : Jp;
+}
 
 /* Where a particle sits on the grid in one step, computed once from x^n after the sort
  * (32 bytes; s->ps). */

@@ -33,6 +33,13 @@ const pw_particle_field pw_particle_fields[] = {
     {"rest", PW_U32, 1, PT(rest), SD(rest), 2, 1},
     /* the seeded layer (seed.h), for measures; held once a layered body is added */
     {"layer", PW_U32, 1, PT(layer), SD(layer), 3, 1},
+    /* the optional laws (seed.h), held once a body of such a material is added */
+    {"law", PW_U32, 1, PT(law), SD(law), 4, 0},
+    {"friction_angle", PW_F64, 1, PT(friction_angle), SD(friction_angle), 4, 0},
+    {"cohesion", PW_F64, 1, PT(cohesion), SD(cohesion), 4, 0},
+    {"durability_rate", PW_F64, 1, PT(durability_rate), SD(durability_rate), 4, 0},
+    {"durability", PW_F64, 1, PT(durability), SD(durability), 4, 0},
+    {"rho_rest", PW_F64, 1, PT(rho_rest), SD(rho_rest), 4, 0},
 };
 #define FIELD_COUNT (sizeof pw_particle_fields / sizeof pw_particle_fields[0])
 _Static_assert(FIELD_COUNT <= PW_PARTICLE_MAX_FIELDS, "raise PW_PARTICLE_MAX_FIELDS");
@@ -56,7 +63,7 @@ void **pw_seeded_array(pw_seeded *s, const pw_particle_field *f)
 int pw_particle_field_held(const pw_particles *pt, const pw_particle_field *f)
 {
     return !f->apic_only || (f->apic_only == 1 && pt->apic) || (f->apic_only == 2 && pt->rests) ||
-           (f->apic_only == 3 && pt->layered);
+           (f->apic_only == 3 && pt->layered) || (f->apic_only == 4 && pt->laws);
 }
 
 pw_status pw_particles_hold_layers(pw_particles *pt, pw_error *err)
@@ -68,6 +75,33 @@ pw_status pw_particles_hold_layers(pw_particles *pt, pw_error *err)
     free(pt->layer);
     pt->layer = layer;
     pt->layered = 1;
+    return PW_OK;
+}
+
+pw_status pw_particles_hold_laws(pw_particles *pt, pw_error *err)
+{
+    if (pt->laws) return PW_OK;
+    size_t cap = pt->cap ? pt->cap : 1;
+    for (int k = 0; k < pw_particle_field_count; k++) {
+        const pw_particle_field *f = &pw_particle_fields[k];
+        if (f->apic_only != 4) continue;
+        void **a = pw_particle_array(pt, f);
+        free(*a);
+        if (!(*a = calloc(cap, pw_particle_field_bytes(f)))) {
+            for (int j = 0; j <= k; j++)
+                if (pw_particle_fields[j].apic_only == 4) {
+                    free(*pw_particle_array(pt, &pw_particle_fields[j]));
+                    *pw_particle_array(pt, &pw_particle_fields[j]) = NULL;
+                }
+            return pw_fail(err, PW_ENOMEM, "sim: cannot allocate %zu particles", cap);
+        }
+    }
+    /* the particles already there are of the 2013 law, intact */
+    for (size_t p = 0; p < pt->n; p++) {
+        pt->law[p] = PW_LAW_CLAMP;
+        pt->durability[p] = 1;
+    }
+    pt->laws = 1;
     return PW_OK;
 }
 

@@ -30,7 +30,8 @@ typedef struct {
     int apic_only;          /* 1: held, sorted and saved under APIC only (a PIC/FLIP
                                run neither stores nor writes it); 2: only when resting
                                snow sleeps (rest_speed > 0); 3: only once a layered
-                               body was added; so other runs' caches keep their bytes */
+                               body was added; 4: only once a body of an optional law
+                               was added; so other runs' caches keep their bytes */
     int optional;           /* zero where a seeded set leaves it NULL or an older
                                checkpoint lacks it                                   */
 } pw_particle_field;
@@ -45,6 +46,11 @@ int pw_particle_field_held(const pw_particles *pt, const pw_particle_field *f);
 /* Starts holding the layer field (zero for the particles already there, pt->layered =
  * 1); no-op when held. PW_ENOMEM names the count. */
 pw_status pw_particles_hold_layers(pw_particles *pt, pw_error *err);
+
+/* Starts holding the optional laws' fields (seed.h: law, friction_angle, cohesion,
+ * durability_rate, durability, rho_rest); the particles already there get the 2013 law
+ * and durability 1 (pt->laws = 1); no-op when held. PW_ENOMEM names the count. */
+pw_status pw_particles_hold_laws(pw_particles *pt, pw_error *err);
 
 /* Starts a body at id first (the particles one pw_sim_add_particles call adds, ids
  * [first, the next body's first)); first must exceed the last body's. PW_ENOMEM names

@@ -187,6 +187,17 @@ static pw_status check_body(const pw_body_desc *b, double h, pw_error *err)
     return rc;
 }
 
+const char *const pw_plasticity_names[] = {"clamp", "drucker_prager", "clamp+drucker_prager",
+                                           NULL};
+const char *const pw_hardening_names[] = {"plastic", "density", NULL};
+
+int pw_material_has_laws(const pw_material *m)
+{
+    return m->plasticity != PW_PLASTICITY_CLAMP || m->hardening != PW_HARDENING_PLASTIC;
+}
+
+/* (friction_angle 0 is "no cone", a 2013 material's; pw_material_check requires it in
+ * (0, 90) with one) */
 #define FIELD(f) offsetof(pw_material, f)
 const pw_material_range pw_material_ranges[] = {
     {"E0", FIELD(E0), 0, INFINITY, 1, 1, "Young's modulus [Pa]"},
@@ -204,6 +215,10 @@ const pw_material_range pw_material_ranges[] = {
     {"shell_rho_factor", FIELD(shell_rho_factor), 0, INFINITY, 1, 1, "a multiplier"},
     {"rho_max", FIELD(rho_max), 0, INFINITY, 0, 1, "the compaction limit [kg/m^3]"},
     {"Jp_floor", FIELD(Jp_floor), 0, 1, 0, 1, "the least J_P of plastic compaction"},
+    {"friction_angle", FIELD(friction_angle), 0, 90, 0, 1, "the friction angle [deg]"},
+    {"cohesion", FIELD(cohesion), 0, INFINITY, 0, 1, "the cohesion [Pa]"},
+    {"durability_rate", FIELD(durability_rate), 0, PW_DURABILITY_RATE_MAX, 0, 0,
+     "the durability lost per unit plastic stretch"},
     {NULL, 0, 0, 0, 0, 0, NULL}};
 #undef FIELD
 
@@ -222,6 +237,7 @@ int pw_material_range_holds(const pw_material_range *r, double v)
 pw_status pw_material_check(const pw_material *m, const char **key, double *value, char *why,
                             size_t why_size)
 {
+    int cone = m->plasticity != PW_PLASTICITY_CLAMP;
     for (const pw_material_range *r = pw_material_ranges; r->key; r++) {
         double v = *(const double *)((const char *)m + r->offset);
         if (pw_material_range_holds(r, v)) continue;
@@ -229,6 +245,29 @@ pw_status pw_material_check(const pw_material *m, const char **key, double *valu
         *value = v;
         snprintf(why, why_size, "must be in %c%g, %g%c", r->lo_open ? '(' : '[', r->lo, r->hi,
                  r->hi_open ? ')' : ']');
+        return PW_EINVAL;
+    }
+    if (!(m->plasticity >= 0 && m->plasticity <= PW_PLASTICITY_CLAMP_DRUCKER_PRAGER) ||
+        !(m->hardening >= 0 && m->hardening <= PW_HARDENING_DENSITY)) {
+        *key = m->hardening < 0 || m->hardening > PW_HARDENING_DENSITY ? "hardening" : "plasticity";
+        *value = *key[0] == 'h' ? m->hardening : m->plasticity;
+        snprintf(why, why_size, "is not a law Powder has");
+        return PW_EINVAL;
+    }
+    if (cone && !(m->friction_angle > 0)) {
+        *key = "friction_angle";
+        *value = m->friction_angle;
+        snprintf(why, why_size, "must be in (0, 90) with plasticity \"%s\"",
+                 pw_plasticity_names[m->plasticity]);
+        return PW_EINVAL;
+    }
+    if (!cone && (m->friction_angle != 0 || m->cohesion != 0 || m->durability_rate != 0)) {
+        *key = m->friction_angle != 0 ? "friction_angle"
+               : m->cohesion != 0     ? "cohesion"
+                                      : "durability_rate";
+        *value = *(const double *)((const char *)m + pw_material_range_of(*key)->offset);
+        snprintf(why, why_size, "belongs to plasticity \"drucker_prager\" or "
+                 "\"clamp+drucker_prager\" (this material's is \"clamp\")");
         return PW_EINVAL;
     }
     if (m->rho_max > 0 && !(m->rho_max > m->rho0)) {
@@ -316,6 +355,11 @@ void pw_material_default(pw_material *m)
     m->shell_depth = 0;
     m->shell_E_factor = 1;
     m->shell_rho_factor = 1;
+    m->plasticity = PW_PLASTICITY_CLAMP;
+    m->hardening = PW_HARDENING_PLASTIC;
+    m->friction_angle = 0;
+    m->cohesion = 0;
+    m->durability_rate = 0;
 }
 
 pw_status pw_seed_estimate(const pw_body_desc *b, double h, size_t *count, pw_error *err)
@@ -401,6 +445,9 @@ typedef struct {
     double mu0, lambda0;     /* [Pa] */
     double xi, theta_c, theta_s, Jp_min, Jp_max, Jp_floor;
     double rho;              /* [kg/m^3] */
+    /* the optional laws: PW_LAW_* bits (the material's that weighs most in a blend) */
+    uint32_t law;
+    double friction_angle, cohesion, durability_rate; /* [rad], [Pa], [-] */
 } particle_values;
 
 static particle_values values_of(const pw_material *mat, double E, double rho)
@@ -416,6 +463,12 @@ static particle_values values_of(const pw_material *mat, double E, double rho)
     double floor_rho = mat->rho_max > 0 ? fmin(1.0, rho / mat->rho_max) : 0.0;
     v.Jp_floor = fmax(mat->Jp_floor, floor_rho);
     v.rho = rho;
+    v.law = (mat->plasticity != PW_PLASTICITY_DRUCKER_PRAGER ? PW_LAW_CLAMP : 0u) |
+            (mat->plasticity != PW_PLASTICITY_CLAMP ? PW_LAW_DRUCKER_PRAGER : 0u) |
+            (mat->hardening == PW_HARDENING_DENSITY ? PW_LAW_DENSITY_HARDENING : 0u);
+    v.friction_angle = mat->friction_angle * (3.14159265358979323846 / 180.0);
+    v.cohesion = mat->cohesion;
+    v.durability_rate = mat->durability_rate;
     return v;
 }
 
@@ -427,7 +480,11 @@ static particle_values values_lerp(particle_values a, particle_values b, double 
                          lerp(a.xi, b.xi, s),           lerp(a.theta_c, b.theta_c, s),
                          lerp(a.theta_s, b.theta_s, s), lerp(a.Jp_min, b.Jp_min, s),
                          lerp(a.Jp_max, b.Jp_max, s),   lerp(a.Jp_floor, b.Jp_floor, s),
-                         lerp(a.rho, b.rho, s)};
+                         lerp(a.rho, b.rho, s),
+                         s < 0.5 ? a.law : b.law,
+                         lerp(a.friction_angle, b.friction_angle, s),
+                         lerp(a.cohesion, b.cohesion, s),
+                         lerp(a.durability_rate, b.durability_rate, s)};
     return v;
 }
 
@@ -680,6 +737,13 @@ static pw_status append_values(pw_seeded *out, vec3 x, vec3 v, double m,
     out->Jp_max[p] = pv->Jp_max;
     out->Jp_floor[p] = pv->Jp_floor;
     out->layer[p] = label;
+    out->law[p] = pv->law; /* (held by the solver only when out->laws) */
+    out->friction_angle[p] = pv->friction_angle;
+    out->cohesion[p] = pv->cohesion;
+    out->durability_rate[p] = pv->durability_rate;
+    out->durability[p] = 1;
+    out->rho_rest[p] = 0;
+    if (pv->law != PW_LAW_CLAMP) out->laws = 1;
     out->Fe[p] = Fe;
     out->rest[p] = rest;
     out->V0[p] = 0;

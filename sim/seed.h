@@ -35,7 +35,42 @@ typedef struct {
     double shell_depth;    /* [m] thickness of the harder, denser outer shell (0 = none) */
     double shell_E_factor; /* E multiplier at the surface, blending to 1 at shell_depth */
     double shell_rho_factor; /* density multiplier at the surface, likewise   */
+    /* The optional laws (sim/docs/durable-snow.md); at their defaults the material is the
+     * 2013 paper's and its particles hold none of the fields below. */
+    int plasticity;        /* PW_PLASTICITY_*: which yield law bounds Fe             */
+    int hardening;         /* PW_HARDENING_*: what the hardening exponent measures   */
+    double friction_angle; /* [deg] Drucker-Prager friction angle, in (0, 90) with it */
+    double cohesion;       /* [Pa] Drucker-Prager cohesion of intact snow            */
+    double durability_rate; /* [-] durability lost per unit plastic stretch (0 = none):
+                               durability falls from 1 to 0 over 1/rate of it, and takes
+                               the cohesion down with it */
 } pw_material;
+
+enum {
+    PW_PLASTICITY_CLAMP = 0,          /* "clamp": eq. 11's [1 - theta_c, 1 + theta_s]  */
+    PW_PLASTICITY_DRUCKER_PRAGER = 1, /* "drucker_prager": friction and cohesion only */
+    PW_PLASTICITY_CLAMP_DRUCKER_PRAGER = 2 /* "clamp+drucker_prager": both, in that order */
+};
+enum {
+    PW_HARDENING_PLASTIC = 0, /* "plastic": e^{xi (1 - J_P)}, J_P = det Fp (eq. 2)      */
+    PW_HARDENING_DENSITY = 1  /* "density": J_P read from the grid's density instead,
+                                 rho0 / (rho |det Fe|) (Gissler et al. 2020, eq. 21-23) */
+};
+/* The names of the values above, in their order, NULL-terminated. */
+extern const char *const pw_plasticity_names[];
+extern const char *const pw_hardening_names[];
+
+/* A particle's law, bits of its `law` field. A particle of a 2013 material holds no
+ * such field (its law is PW_LAW_CLAMP). */
+#define PW_LAW_CLAMP 1u
+#define PW_LAW_DRUCKER_PRAGER 2u
+#define PW_LAW_DENSITY_HARDENING 4u
+
+/* The largest durability_rate: durability gone after a plastic stretch of 1e-4. */
+#define PW_DURABILITY_RATE_MAX 1e4
+
+/* 1 when m uses anything but the 2013 law: its particles then carry the law's fields. */
+int pw_material_has_laws(const pw_material *m);
 
 void pw_material_default(pw_material *m); /* Stomakhin et al. 2013, Table 2 */
 
@@ -147,6 +182,12 @@ typedef struct pw_seeded {
     double *V0;       /* [m^3] rest volume, or 0: from the grid's density at the first step
                          (the paper's step 2) */
     uint32_t *rest;   /* 0, or PW_REST_SEEDED for a settled body's particles */
+    /* the optional laws (set when laws = 1, else NULL): PW_LAW_* bits, the friction
+     * angle [rad], cohesion [Pa], durability rate, durability (1) and the measured rest
+     * density (0: measured at the first step) */
+    uint32_t *law;
+    double *friction_angle, *cohesion, *durability_rate, *durability, *rho_rest;
+    int laws;
     int layered;      /* 1 when a body with layers was seeded: the solver then holds and
                          saves `layer` (else the caches keep their bytes)            */
 } pw_seeded;

@@ -225,6 +225,25 @@ static pw_status check_seeded(const pw_sim *s, const pw_seeded *in, size_t k, si
     if (in->Jp_floor && !(in->Jp_floor[k] >= 0 && in->Jp_floor[k] <= 1))
         return pw_fail(err, PW_EINVAL, "sim: particle %zu: the compaction floor of J_P must be in [0, 1] (%g)",
                        g, in->Jp_floor[k]);
+    if (in->laws) {
+        uint32_t law = in->law[k];
+        double phi = in->friction_angle[k], c = in->cohesion[k], r = in->durability_rate[k];
+        if (law == 0 || law > (PW_LAW_CLAMP | PW_LAW_DRUCKER_PRAGER | PW_LAW_DENSITY_HARDENING))
+            return pw_fail(err, PW_EINVAL, "sim: particle %zu: law %u is not a law Powder has",
+                           g, law);
+        if ((law & PW_LAW_DRUCKER_PRAGER) && !(phi > 0 && phi < 1.5707963267948966))
+            return pw_fail(err, PW_EINVAL, "sim: particle %zu: friction angle %g rad must be in "
+                           "(0, pi/2)", g, phi);
+        if (!(c >= 0) || !isfinite(c))
+            return pw_fail(err, PW_EINVAL, "sim: particle %zu: cohesion must be >= 0 [Pa] (%g)",
+                           g, c);
+        if (!(r >= 0 && r <= PW_DURABILITY_RATE_MAX))
+            return pw_fail(err, PW_EINVAL, "sim: particle %zu: durability_rate must be in [0, "
+                           "%g] (%g)", g, PW_DURABILITY_RATE_MAX, r);
+        if (!(in->durability[k] >= 0 && in->durability[k] <= 1))
+            return pw_fail(err, PW_EINVAL, "sim: particle %zu: durability must be in [0, 1] (%g)",
+                           g, in->durability[k]);
+    }
     return PW_OK;
 }
 
@@ -238,6 +257,7 @@ pw_status pw_sim_add_particles(pw_sim *s, const pw_seeded *in, pw_error *err)
         if (rc != PW_OK) return rc;
     }
     pw_status rc = in->layered ? pw_particles_hold_layers(pt, err) : PW_OK;
+    if (rc == PW_OK && in->laws) rc = pw_particles_hold_laws(pt, err);
     if (rc == PW_OK) rc = reserve_particles(s, pt->n + in->n, err);
     if (rc == PW_OK && in->n) rc = pw_particles_add_body(pt, (uint32_t)pt->n, err); /* its own */
     if (rc != PW_OK) return rc;
@@ -259,9 +279,14 @@ pw_status pw_sim_add_particles(pw_sim *s, const pw_seeded *in, pw_error *err)
         size_t bytes = pw_particle_field_bytes(fd);
         char *to = (char *)*pw_particle_array(pt, fd) + pt->n * bytes;
         if (*from) memcpy(to, *from, in->n * bytes);
-        else if (fd->optional) memset(to, 0, in->n * bytes);
+        else if (fd->optional || fd->apic_only == 4) memset(to, 0, in->n * bytes);
         else return pw_fail(err, PW_EINVAL, "sim: the seeded particles lack '%s'", fd->name);
     }
+    if (pt->laws && !in->laws) /* (a seeded set of the 2013 law may lack their arrays) */
+        for (size_t k = 0; k < in->n; k++) {
+            pt->law[pt->n + k] = PW_LAW_CLAMP;
+            pt->durability[pt->n + k] = 1;
+        }
     pt->n += in->n;
     s->n_step = pt->n; /* every particle is stepped until the next step decides */
     s->rest_tail = SIZE_MAX; /* and the sort keys them all afresh */

@@ -301,6 +301,8 @@ pw_status pw_sim_load(pw_sim *s, const char *path, pw_error *err)
                      "resumes only from a full one", path);
     /* a checkpoint of layered snow keeps its layers */
     if (rc == PW_OK && pw_cache_find(&f, "layer")) rc = pw_particles_hold_layers(&s->pt, err);
+    /* and one of the optional laws its laws' fields */
+    if (rc == PW_OK && pw_cache_find(&f, "law")) rc = pw_particles_hold_laws(&s->pt, err);
     if (rc == PW_OK) rc = check_loaded(s, path, &f, err);
     if (rc == PW_OK) rc = load_bodies(&s->pt, path, &f, err);
     if (rc == PW_OK && (rc = pw_particles_reserve(&s->pt, f.count ? (size_t)f.count : 1, err)) ==

@@ -418,14 +418,40 @@ typedef struct {
     size_t *first_bad; /* per home block: the first particle whose update failed, or n */
 } deformation_ctx;
 
+/* Particle p's plastic law (constitutive.h) at the start of the step: the 2013 clamp, or
+ * its own law with the moduli hardened as the step's stress was, and the cone's apex from
+ * the cohesion left by its durability. */
+static pw_plastic_law law_of(const pw_particles *pt, size_t p)
+{
+    pw_plastic_law L = {1, pt->theta_c[p], pt->theta_s[p], pt->Jp_floor[p], 0, 0, 0, 0};
+    if (!pt->laws) return L;
+    uint32_t law = pt->law[p];
+    L.clamp = (law & PW_LAW_CLAMP) != 0;
+    if (law & PW_LAW_DRUCKER_PRAGER) {
+        double hard = pw_hardening(pt->xi[p], pw_particle_Jp(pt, p));
+        double phi = pt->friction_angle[p];
+        L.mu = pt->mu0[p] * hard;
+        L.lambda = pt->lambda0[p] * hard;
+        L.alpha = pw_drucker_prager_alpha(phi);
+        L.apex = pt->durability[p] * pt->cohesion[p] * (cos(phi) / sin(phi)) /
+                 (3 * L.lambda + 2 * L.mu);
+    }
+    return L;
+}
+
 BOX_CLONES static void deformation_home(const pw_sim *s, uint32_t home, void *ctx)
 {
     const int wide = s->wide; /* the simulation's kernel form (box.h) */
     const deformation_ctx *dc = ctx;
     const pw_grid *g = &s->grid;
     const pw_particles *pt = &s->pt; /* (the arrays it points to are written) */
-    pw_box v;
+    pw_box v, mass;
     box_load_vec3(g, home, g->v, &v);
+    /* under the optional laws, the grid's density at each particle for density hardening
+     * (rho_rest = sum_i m_i w_ip / h^3 |det Fe^n|: Fe^n's configuration is the one on the
+     * grid) */
+    if (pt->laws) box_load_scalar(g, home, g->m, &mass);
+    double inv_h3 = g->inv_h * g->inv_h * g->inv_h;
     size_t bad = s->n_step;
     /* in batches, for the SVD's sake (pw_svd_warm_batch) */
     for (size_t p0 = g->start[home]; p0 < g->start[home + 1]; p0 += PW_SVD_BATCH) {
@@ -443,6 +469,11 @@ BOX_CLONES static void deformation_home(const pw_sim *s, uint32_t home, void *ct
             box_gather(wide, &v.node[box_base(&q)], &q, g9);
             memcpy(grad_v.m, g9, sizeof g9);
             Fe_hat[k] = m3_mul(m3_add(m3_identity(), m3_scale(grad_v, dc->dt)), pt->Fe[p]);
+            if (pt->laws && (pt->law[p] & PW_LAW_DENSITY_HARDENING)) {
+                pw_vec4 rho;
+                box_gather_value(wide, &mass.node[box_base(&q)], &q, &rho);
+                pt->rho_rest[p] = rho.x * inv_h3 * fabs(m3_det(pt->Fe[p]));
+            }
             if (s->fe_svd_valid) V_prev[k] = pw_quat_to_rotation(s->fe_svd[p].qV);
         }
         if (s->fe_svd_valid) pw_svd_warm_batch(n, Fe_hat, V_prev, warm, ok);
@@ -450,10 +481,14 @@ BOX_CLONES static void deformation_home(const pw_sim *s, uint32_t home, void *ct
         int done[PW_SVD_BATCH];
         for (int k = 0; k < n; k++) {
             size_t p = p0 + (size_t)k;
-            done[k] = pw_plasticity_update_from_svd(&Fe_hat[k], &pt->Fp[p], pt->theta_c[p],
-                                                    pt->theta_s[p], pt->Jp_floor[p],
-                                                    ok[k] ? &warm[k] : NULL, &pt->Fe[p],
-                                                    &pt->Fp[p], &f[k]) == 0;
+            const pw_plastic_law law = law_of(pt, p);
+            double stretch = 0;
+            done[k] = pw_plasticity_update_law(&Fe_hat[k], &pt->Fp[p], &law,
+                                               ok[k] ? &warm[k] : NULL, &pt->Fe[p], &pt->Fp[p],
+                                               &f[k], pt->laws ? &stretch : NULL) == 0;
+            /* durability only falls (Takahashi et al.: damaged structure never recovers) */
+            if (pt->laws && stretch > 0)
+                pt->durability[p] = fmax(0.0, pt->durability[p] - pt->durability_rate[p] * stretch);
             done[k] = done[k] && m3_isfinite(pt->Fe[p]) && m3_isfinite(pt->Fp[p]);
             if (!done[k]) {
                 if (p < bad) bad = p;

@@ -7,7 +7,7 @@
  *   3. pw_material_check,
  * and all three accept or refuse alike; a refusal names the key. Then the rules
  * between numbers (rho_max above rho0, a noise_scale for E_noise, the hardening
- * exponent) likewise, and a seeded particle outside the per-particle ranges is refused
+ * exponent; a cone's keys without a cone, a cone without its angle) likewise, and a seeded particle outside the per-particle ranges is refused
  * by pw_sim_add_particles naming the key. */
 #include <math.h>
 #include <stdio.h>
@@ -76,8 +76,25 @@ int main(void)
                 /* keep the other rules out of the way of this number's own range */
                 if (!strcmp(r->key, "E_noise")) m.noise_scale = 0.05;
                 if (!strcmp(r->key, "rho0") || !strcmp(r->key, "rho_max")) m.rho_max = 0;
-                char members[128];
+                char members[192];
                 snprintf(members, sizeof members, "\"%s\": %.17g", r->key, probes[q]);
+                /* the cone's numbers on a material that has a cone (with friction_angle
+                 * itself at 30 unless it is the number probed) */
+                int cone = !strcmp(r->key, "friction_angle") || !strcmp(r->key, "cohesion") ||
+                           !strcmp(r->key, "durability_rate");
+                if (cone) {
+                    m.plasticity = PW_PLASTICITY_CLAMP_DRUCKER_PRAGER;
+                    if (strcmp(r->key, "friction_angle")) {
+                        m.friction_angle = 30;
+                        snprintf(members, sizeof members,
+                                 "\"plasticity\": \"clamp+drucker_prager\", \"friction_angle\": "
+                                 "30, \"%s\": %.17g", r->key, probes[q]);
+                    } else {
+                        snprintf(members, sizeof members,
+                                 "\"plasticity\": \"clamp+drucker_prager\", \"%s\": %.17g",
+                                 r->key, probes[q]);
+                    }
+                }
                 if (!strcmp(r->key, "rho_max")) {
                     /* rho_max must also exceed rho0: probe it above rho0 + its end */
                     m.rho_max = m.rho0 + probes[q];
@@ -100,7 +117,14 @@ int main(void)
     pw_material_default(&m);
     m.xi = 2000; /* xi (1 - Jp_min) = 800 > 700 */
     agree(&sc, "\"xi\": 2000", &m, "xi");
-    cases += 3;
+    /* a cone's keys on a material without one, and the reverse */
+    pw_material_default(&m);
+    m.cohesion = 100;
+    agree(&sc, "\"cohesion\": 100", &m, "cohesion");
+    pw_material_default(&m);
+    m.plasticity = PW_PLASTICITY_DRUCKER_PRAGER;
+    agree(&sc, "\"plasticity\": \"drucker_prager\"", &m, "friction_angle");
+    cases += 5;
 
     /* the solver's per-particle check reads the same table */
     pw_sim_params p;
