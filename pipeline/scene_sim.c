@@ -90,6 +90,9 @@ static pw_status parse_material(const sc_ctx *c, json_t *obj, const char *path,
      * their no-op value, so those caches still belong to the scenes that made them. */
     if (m->Jp_floor == 0) json_object_del(obj, "Jp_floor");
     if (m->plasticity == PW_PLASTICITY_CLAMP) json_object_del(obj, "plasticity");
+    if (m->friction_angle == 0) json_object_del(obj, "friction_angle");
+    if (m->cohesion == 0) json_object_del(obj, "cohesion");
+    if (m->durability_rate == 0) json_object_del(obj, "durability_rate");
     if (m->hardening == PW_HARDENING_PLASTIC) json_object_del(obj, "hardening");
     /* and the rules between numbers, as seeding checks them */
     const char *key;
