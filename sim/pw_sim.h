@@ -130,10 +130,10 @@ pw_status pw_sim_save(const pw_sim *s, const char *path, int64_t frame, uint64_t
                       pw_error *err);
 
 /* A slim render cache of the current state (pw_cache.h, PW_CACHE_SLIM): float32 x, v, m,
- * Jp, xi and density (m / (V0 det F_E J_P), 0 before the first step), the ids, and the
- * layers when a layered body was added; about
- * a sixth of a full cache on disk. Renders, `powder stats` and exports read it; a
- * simulation cannot resume from it. */
+ * Jp, xi and density (m / (V0 det F_E J_P), 0 before the first step), the ids, the
+ * layers when a layered body was added and the durability (float32) when a body of an
+ * optional law was; about a sixth of a full cache on disk. Renders, `powder stats` and
+ * exports read it; a simulation cannot resume from it. */
 pw_status pw_sim_save_slim(const pw_sim *s, const char *path, int64_t frame, uint64_t sim_hash,
                            pw_error *err);
 

@@ -187,8 +187,11 @@ pw_status pw_sim_save_slim(const pw_sim *s, const char *path, int64_t frame, uin
     float *x = malloc(3 * cap * sizeof *x), *v = malloc(3 * cap * sizeof *v);
     float *m = malloc(cap * sizeof *m), *jp = malloc(cap * sizeof *jp);
     float *xi = malloc(cap * sizeof *xi), *rho = malloc(cap * sizeof *rho);
+    /* the durability only where the optional laws hold it, so other slim caches keep
+     * their bytes: what the damage looks like, for PLY, VDB and stats */
+    float *dur = pt->laws ? malloc(cap * sizeof *dur) : NULL;
     pw_status rc = PW_OK;
-    if (!x || !v || !m || !jp || !xi || !rho)
+    if (!x || !v || !m || !jp || !xi || !rho || (pt->laws && !dur))
         rc = pw_fail(err, PW_ENOMEM, "%s: cannot allocate a slim frame of %zu particles", path, n);
     for (size_t p = 0; p < n && rc == PW_OK; p++) {
         double Jp = m3_det(pt->Fp[p]);
@@ -203,19 +206,23 @@ pw_status pw_sim_save_slim(const pw_sim *s, const char *path, int64_t frame, uin
         jp[p] = (float)vals[1];
         xi[p] = (float)vals[2];
         rho[p] = (float)vals[3];
+        if (dur) dur[p] = (float)pt->durability[p];
     }
     if (rc == PW_OK) {
-        pw_cache_attr attrs[8] = {{"x", PW_F32, 3, x},     {"v", PW_F32, 3, v},
+        pw_cache_attr attrs[9] = {{"x", PW_F32, 3, x},     {"v", PW_F32, 3, v},
                                   {"m", PW_F32, 1, m},     {"Jp", PW_F32, 1, jp},
                                   {"xi", PW_F32, 1, xi},   {"density", PW_F32, 1, rho},
-                                  {"id", PW_U32, 1, pt->id}, {"layer", PW_U32, 1, pt->layer}};
+                                  {"id", PW_U32, 1, pt->id}};
+        int na = 7;
         /* the layers only where there are any, so other slim caches keep their bytes */
-        pw_cache_frame f = frame_of(s, frame, sim_hash, attrs, pt->layered ? 8 : 7);
+        if (pt->layered) attrs[na++] = (pw_cache_attr){"layer", PW_U32, 1, pt->layer};
+        if (dur) attrs[na++] = (pw_cache_attr){"durability", PW_F32, 1, dur};
+        pw_cache_frame f = frame_of(s, frame, sim_hash, attrs, na);
         rc = pw_cache_global_set(&f, PW_CACHE_SLIM, 1, err);
         if (rc == PW_OK) rc = set_step_log(s, &f, err);
         if (rc == PW_OK) rc = pw_cache_write(path, &f, err);
     }
-    free(x), free(v), free(m), free(jp), free(xi), free(rho);
+    free(x), free(v), free(m), free(jp), free(xi), free(rho), free(dur);
     return rc;
 }
 
