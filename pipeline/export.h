@@ -16,6 +16,10 @@
  *              rho_i = sum_q m_q w_iq / h^3 on the nodes i h: the value the solver is
  *              about to give V0 = m_p / rho_p^0 (the paper's step 2)
  *   jp         Jp = det Fp [-], the plastic volume ratio (< 1: compacted snow)
+ * and, only when the cache holds it (snow of an optional plastic law, seed.h), a ninth
+ * property last (36 bytes a vertex):
+ *   durability [-] 1 intact, falls toward 0 as plastic stretch breaks the snow's bonds
+ *              (its cohesion scales with it); never rises
  * Comment lines carry the Powder version, scene, frame, time and units. */
 #ifndef PW_EXPORT_H
 #define PW_EXPORT_H
@@ -26,7 +30,7 @@
 #include "pw_error.h"
 #include "pw_render.h"
 
-/* Bytes per PLY vertex as written: 8 float32. */
+/* Bytes per PLY vertex as written: 8 float32 (and 4 more with durability). */
 #define PW_PLY_VERTEX_BYTES 32
 /* A header longer than this is refused by the reader (ours are ~400 bytes). */
 #define PW_PLY_MAX_HEADER 65536
@@ -38,6 +42,7 @@ typedef struct {
     float *v;        /* 3 per particle [m/s]                   */
     float *density;  /* 1 per particle [kg/m^3] (see above)    */
     float *jp;       /* 1 per particle [-]                     */
+    float *durability; /* 1 per particle [-], or NULL: none    */
 } pw_ply_particles;
 
 /* What a frame's export records about where it came from. */
@@ -52,7 +57,8 @@ typedef struct {
 extern const char *const pw_ply_cache_attrs[PW_PLY_N_CACHE_ATTRS];
 
 /* Converts a cache frame (holding at least pw_ply_cache_attrs, float64) into *out
- * (allocated here; free with pw_ply_particles_free). `name` names the frame in errors.
+ * (allocated here; free with pw_ply_particles_free), with durability when the frame
+ * has that attribute. `name` names the frame in errors.
  * PW_EFORMAT when an attribute is missing or of the wrong type; PW_ENUMERIC when a
  * value is not finite, V0 J_p <= 0, or a value does not fit a float32, naming the
  * particle. */
@@ -65,9 +71,10 @@ pw_status pw_ply_write(const char *path, const pw_ply_particles *p, const pw_exp
                        pw_error *err);
 
 /* Reads a PLY file strictly: binary_little_endian 1.0, one "vertex" element whose
- * properties are all float/float32 and include x y z vx vy vz density jp (others are
- * skipped), the file size exactly header + count * stride, no NaN or Inf. Anything
- * else is PW_EFORMAT (PW_EUNSUPPORTED for ascii, big-endian or list properties), with
+ * properties are all float/float32 and include x y z vx vy vz density jp (durability
+ * is read when present, into out->durability, else NULL; others are skipped), the
+ * file size exactly header + count * stride, no NaN or Inf. Anything else is
+ * PW_EFORMAT (PW_EUNSUPPORTED for ascii, big-endian or list properties), with
  * a message naming the file and the header line or vertex. Free with
  * pw_ply_particles_free. */
 pw_status pw_ply_read(const char *path, pw_ply_particles *out, pw_error *err);
@@ -91,6 +98,15 @@ pw_status pw_export_ply_frame(const char *cache_path, const char *ply_path,
  * without OpenVDB. */
 pw_status pw_export_vdb_density(const char *vdb_path, const pw_density *d,
                                 const pw_export_meta *meta, size_t *n_voxels, pw_error *err);
+
+/* The same, and with dm (the same raster, of the same particles, with masses m_p times
+ * their durability; NULL: none) a second FloatGrid "durability" [-] over the same active
+ * voxels: the particles' mass-weighted mean durability there, sum_p m_p d_p w_ip /
+ * sum_p m_p w_ip with the raster's own weights w_ip, in [0, 1]; class unknown (not a
+ * fog volume), "powder:units" "-". */
+pw_status pw_export_vdb_durability(const char *vdb_path, const pw_density *d,
+                                   const pw_density *dm, const pw_export_meta *meta,
+                                   size_t *n_voxels, pw_error *err);
 
 /* The command `powder export vdb|ply scene.json --frames SPEC [--output DIR]`:
  * argv[1] is "export". Prints its messages; returns the exit status (0 success, 1 the

@@ -21,6 +21,8 @@ enum { P_X, P_Y, P_Z, P_VX, P_VY, P_VZ, P_DENSITY, P_JP, N_PROPS };
 static const char *const prop_names[N_PROPS] = {"x",  "y",  "z",       "vx",
                                                 "vy", "vz", "density", "jp"};
 _Static_assert(N_PROPS * 4 == PW_PLY_VERTEX_BYTES, "a vertex is 8 float32");
+/* The optional property, last, written only when the particles carry it. */
+#define DURABILITY "durability"
 
 /* A PLY property list longer than this is not one of ours nor a sane particle file. */
 #define PLY_MAX_PROPS 64
@@ -48,7 +50,9 @@ static float get_f32_le(const uint8_t *in)
     return f;
 }
 
-static pw_status alloc_particles(pw_ply_particles *p, size_t n, const char *name, pw_error *err)
+/* with_durability: the optional property's array too */
+static pw_status alloc_particles(pw_ply_particles *p, size_t n, int with_durability,
+                                 const char *name, pw_error *err)
 {
     memset(p, 0, sizeof *p);
     size_t k = n ? n : 1;
@@ -56,7 +60,8 @@ static pw_status alloc_particles(pw_ply_particles *p, size_t n, const char *name
     p->v = malloc(3 * k * sizeof(float));
     p->density = malloc(k * sizeof(float));
     p->jp = malloc(k * sizeof(float));
-    if (!p->x || !p->v || !p->density || !p->jp) {
+    if (with_durability) p->durability = malloc(k * sizeof(float));
+    if (!p->x || !p->v || !p->density || !p->jp || (with_durability && !p->durability)) {
         pw_ply_particles_free(p);
         return pw_fail(err, PW_ENOMEM, "%s: out of memory (%zu particles)", name, n);
     }
@@ -121,17 +126,21 @@ pw_status pw_ply_particles_from_cache(const char *name, const pw_cache_frame *cf
 {
     memset(out, 0, sizeof *out);
     const double *x = NULL, *v = NULL, *m = NULL, *V0 = NULL, *Fe = NULL, *Jp = NULL;
-    const double *density = NULL;
+    const double *density = NULL, *dur = NULL;
     pw_status rc;
     if ((rc = cache_attr(name, cf, "x", 3, &x, err)) != PW_OK ||
         (rc = cache_attr(name, cf, "v", 3, &v, err)) != PW_OK ||
         (rc = cache_attr(name, cf, "m", 1, &m, err)) != PW_OK ||
         (rc = cache_attr(name, cf, "Jp", 1, &Jp, err)) != PW_OK)
         return rc;
+    /* the optional laws' durability, where the cache holds it (else no such property) */
+    if (pw_cache_find(cf, "durability") &&
+        (rc = cache_attr(name, cf, "durability", 1, &dur, err)) != PW_OK)
+        return rc;
     size_t n = (size_t)cf->count;
     if (pw_cache_find(cf, "density")) { /* a slim render cache: the density is stored */
         if ((rc = cache_attr(name, cf, "density", 1, &density, err)) != PW_OK) return rc;
-        if ((rc = alloc_particles(out, n, name, err)) != PW_OK) return rc;
+        if ((rc = alloc_particles(out, n, dur != NULL, name, err)) != PW_OK) return rc;
         for (size_t p = 0; p < n; p++) {
             for (int k = 0; k < 3; k++) {
                 out->x[3 * p + k] = (float)x[3 * p + k];
@@ -139,6 +148,7 @@ pw_status pw_ply_particles_from_cache(const char *name, const pw_cache_frame *cf
             }
             out->density[p] = (float)density[p];
             out->jp[p] = (float)Jp[p];
+            if (dur) out->durability[p] = (float)dur[p];
         }
         return PW_OK;
     }
@@ -153,7 +163,7 @@ pw_status pw_ply_particles_from_cache(const char *name, const pw_cache_frame *cf
         free(rho0);
         return rc;
     }
-    if ((rc = alloc_particles(out, n, name, err)) != PW_OK) {
+    if ((rc = alloc_particles(out, n, dur != NULL, name, err)) != PW_OK) {
         free(rho0);
         return rc;
     }
@@ -184,6 +194,7 @@ pw_status pw_ply_particles_from_cache(const char *name, const pw_cache_frame *cf
         }
         out->density[p] = (float)vals[P_DENSITY];
         out->jp[p] = (float)vals[P_JP];
+        if (dur) out->durability[p] = (float)dur[p]; /* (in [0, 1]: the solver keeps it) */
     }
     free(rho0);
     return PW_OK;
@@ -203,10 +214,17 @@ static int format_header(char *out, size_t n, const pw_ply_particles *p,
         len += snprintf(out + len, n - (size_t)len,
                         "comment world space, Y up; x y z [m], vx vy vz [m/s]\n"
                         "comment density = m / (V0 det(Fe) Jp) [kg/m^3] (before the first "
-                        "step, when V0 = 0: sum_i rho_i w_ip), jp = det(Fp) [-]\n"
-                        "element vertex %zu\n", p->count);
+                        "step, when V0 = 0: sum_i rho_i w_ip), jp = det(Fp) [-]\n");
+    if (p->durability && len >= 0 && (size_t)len < n)
+        len += snprintf(out + len, n - (size_t)len,
+                        "comment durability [-]: 1 intact, falls toward 0 as plastic stretch "
+                        "breaks the snow's bonds (its cohesion scales with it)\n");
+    if (len >= 0 && (size_t)len < n)
+        len += snprintf(out + len, n - (size_t)len, "element vertex %zu\n", p->count);
     for (int k = 0; k < N_PROPS && len >= 0 && (size_t)len < n; k++)
         len += snprintf(out + len, n - (size_t)len, "property float %s\n", prop_names[k]);
+    if (p->durability && len >= 0 && (size_t)len < n)
+        len += snprintf(out + len, n - (size_t)len, "property float %s\n", DURABILITY);
     if (len >= 0 && (size_t)len < n) len += snprintf(out + len, n - (size_t)len, "end_header\n");
     return len >= 0 && (size_t)len < n ? len : -1;
 }
@@ -224,13 +242,17 @@ pw_status pw_ply_write(const char *path, const pw_ply_particles *p, const pw_exp
             if (!isfinite(vals[k]))
                 return pw_fail(err, PW_ENUMERIC, "%s: particle %zu: %s is not finite (%g)", path,
                                i, prop_names[k], (double)vals[k]);
+        if (p->durability && !isfinite(p->durability[i]))
+            return pw_fail(err, PW_ENUMERIC, "%s: particle %zu: %s is not finite (%g)", path, i,
+                           DURABILITY, (double)p->durability[i]);
     }
+    size_t stride = PW_PLY_VERTEX_BYTES + (p->durability ? 4 : 0);
     char header[2048];
     int hlen = format_header(header, sizeof header, p, meta);
     if (hlen < 0)
         return pw_fail(err, PW_EINVAL, "%s: PLY header does not fit %zu bytes (scene name?)",
                        path, sizeof header);
-    uint8_t *buf = malloc((size_t)WRITE_BATCH * PW_PLY_VERTEX_BYTES);
+    uint8_t *buf = malloc((size_t)WRITE_BATCH * stride);
     if (!buf) return pw_fail(err, PW_ENOMEM, "%s: out of memory (write buffer)", path);
     pw_atomic_file f;
     pw_status rc = pw_atomic_begin(&f, path, err);
@@ -242,10 +264,10 @@ pw_status pw_ply_write(const char *path, const pw_ply_particles *p, const pw_exp
             const float vals[N_PROPS] = {p->x[3 * i], p->x[3 * i + 1], p->x[3 * i + 2],
                                          p->v[3 * i], p->v[3 * i + 1], p->v[3 * i + 2],
                                          p->density[i], p->jp[i]};
-            for (int k = 0; k < N_PROPS; k++) put_f32_le(buf + j * PW_PLY_VERTEX_BYTES + 4 * k,
-                                                         vals[k]);
+            for (int k = 0; k < N_PROPS; k++) put_f32_le(buf + j * stride + 4 * k, vals[k]);
+            if (p->durability) put_f32_le(buf + j * stride + 4 * N_PROPS, p->durability[i]);
         }
-        rc = pw_atomic_write(&f, buf, nb * PW_PLY_VERTEX_BYTES, err);
+        rc = pw_atomic_write(&f, buf, nb * stride, err);
     }
     free(buf);
     if (rc == PW_OK) return pw_atomic_commit(&f, err);
@@ -287,6 +309,7 @@ typedef struct {
     size_t count;          /* vertices */
     int nprops;
     int offset[N_PROPS];   /* [B] of each wanted property in a vertex, -1 = absent */
+    int offset_durability; /* [B] of the optional durability, -1 = absent */
     size_t header_bytes;
 } ply_layout;
 
@@ -345,6 +368,12 @@ static pw_status header_line(const char *name, int lineno, char *line, ply_layou
                                    name, lineno, w[2]);
                 L->offset[k] = 4 * L->nprops;
             }
+        if (!strcmp(w[2], DURABILITY)) {
+            if (L->offset_durability >= 0)
+                return pw_fail(err, PW_EFORMAT, "%s: header line %d: property '%s' twice",
+                               name, lineno, w[2]);
+            L->offset_durability = 4 * L->nprops;
+        }
         L->nprops++;
         return PW_OK;
     }
@@ -357,6 +386,7 @@ static pw_status parse_header(const char *name, const uint8_t *data, size_t size
 {
     memset(L, 0, sizeof *L);
     for (int k = 0; k < N_PROPS; k++) L->offset[k] = -1;
+    L->offset_durability = -1;
     if (size < 4 || memcmp(data, "ply\n", 4))
         return pw_fail(err, PW_EFORMAT, "%s: byte 0: not a PLY file (no 'ply' line)", name);
     size_t pos = 4;
@@ -407,7 +437,8 @@ pw_status pw_ply_read_memory(const char *name, const void *data, size_t size,
     ply_layout L;
     pw_status rc = parse_header(name, b, size, &L, err);
     if (rc != PW_OK) return rc;
-    if ((rc = alloc_particles(out, L.count, name, err)) != PW_OK) return rc;
+    if ((rc = alloc_particles(out, L.count, L.offset_durability >= 0, name, err)) != PW_OK)
+        return rc;
     size_t stride = 4 * (size_t)L.nprops;
     for (size_t i = 0; i < L.count; i++) {
         const uint8_t *vtx = b + L.header_bytes + i * stride;
@@ -426,6 +457,15 @@ pw_status pw_ply_read_memory(const char *name, const void *data, size_t size,
         }
         out->density[i] = vals[P_DENSITY];
         out->jp[i] = vals[P_JP];
+        if (L.offset_durability >= 0) {
+            float d = get_f32_le(vtx + L.offset_durability);
+            if (!isfinite(d)) {
+                pw_ply_particles_free(out);
+                return pw_fail(err, PW_EFORMAT, "%s: vertex %zu: %s is not finite (%g)", name,
+                               i, DURABILITY, (double)d);
+            }
+            out->durability[i] = d;
+        }
     }
     return PW_OK;
 }
@@ -449,6 +489,7 @@ void pw_ply_particles_free(pw_ply_particles *p)
     free(p->v);
     free(p->density);
     free(p->jp);
+    free(p->durability);
     memset(p, 0, sizeof *p);
 }
 
@@ -463,9 +504,12 @@ pw_status pw_export_ply_frame(const char *cache_path, const char *ply_path,
     pw_status rc = pw_cache_table(cache_path, &info, err);
     if (rc != PW_OK) return rc;
     int slim = pw_cache_info_global(&info, PW_CACHE_SLIM, 0) != 0;
+    const char *names[PW_PLY_N_CACHE_ATTRS + 1];
+    int n_names = slim ? 5 : PW_PLY_N_CACHE_ATTRS;
+    memcpy(names, slim ? slim_attrs : pw_ply_cache_attrs, (size_t)n_names * sizeof *names);
+    if (pw_cache_info_attr(&info, DURABILITY)) names[n_names++] = DURABILITY;
     pw_cache_frame cf;
-    rc = slim ? pw_cache_read_f64(cache_path, slim_attrs, 5, &cf, err)
-              : pw_cache_read_f64(cache_path, pw_ply_cache_attrs, PW_PLY_N_CACHE_ATTRS, &cf, err);
+    rc = pw_cache_read_f64(cache_path, names, n_names, &cf, err);
     if (rc != PW_OK) return rc;
     pw_ply_particles p;
     rc = pw_ply_particles_from_cache(cache_path, &cf, &p, err);

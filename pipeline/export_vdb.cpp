@@ -20,8 +20,6 @@ extern "C" {
 
 namespace {
 
-const char *const kGridName = "density";
-
 // Maps what OpenVDB throws to a status and a message "<path>: <what> (<library text>)".
 // io_status is the status of an openvdb::IoError: the library throws it both when the
 // operating system refuses and when the bytes are not a VDB file.
@@ -41,25 +39,26 @@ pw_status fail_from_exception(pw_error *err, const char *path, const char *what,
     }
 }
 
-openvdb::FloatGrid::Ptr build_grid(double h, size_t n, const int32_t *ijk, const float *value,
-                                   const char *scene, int frame, double time, const char *path,
-                                   pw_error *err)
+openvdb::FloatGrid::Ptr build_grid(double h, size_t n, const int32_t *ijk,
+                                   const pw_vdb_out_grid &g, const char *scene, int frame,
+                                   double time, const char *path, pw_error *err)
 {
+    const float *value = g.value;
     openvdb::FloatGrid::Ptr grid = openvdb::FloatGrid::create(0.0f);
-    grid->setName(kGridName);
-    grid->setGridClass(openvdb::GRID_FOG_VOLUME);
+    grid->setName(g.name);
+    if (g.fog_volume) grid->setGridClass(openvdb::GRID_FOG_VOLUME);
     // voxel centres at integer index coordinates land on the nodes i h
     grid->setTransform(openvdb::math::Transform::createLinearTransform(h));
     grid->insertMeta("powder:scene", openvdb::StringMetadata(scene ? scene : ""));
     grid->insertMeta("powder:frame", openvdb::Int32Metadata(frame));
     grid->insertMeta("powder:time", openvdb::DoubleMetadata(time));
-    grid->insertMeta("powder:units", openvdb::StringMetadata("kg/m^3"));
+    grid->insertMeta("powder:units", openvdb::StringMetadata(g.units));
     openvdb::FloatGrid::Accessor acc = grid->getAccessor();
     for (size_t p = 0; p < n; p++) {
         const openvdb::Coord c(ijk[3 * p], ijk[3 * p + 1], ijk[3 * p + 2]);
         if (!std::isfinite(value[p])) {
-            pw_fail(err, PW_EINVAL, "%s: voxel %zu (%d, %d, %d): value is not finite (%g)", path,
-                    p, c.x(), c.y(), c.z(), (double)value[p]);
+            pw_fail(err, PW_EINVAL, "%s: grid '%s': voxel %zu (%d, %d, %d): value is not finite "
+                    "(%g)", path, g.name, p, c.x(), c.y(), c.z(), (double)value[p]);
             return nullptr;
         }
         if (acc.isValueOn(c)) {
@@ -78,19 +77,33 @@ extern "C" pw_status pw_export_vdb(const char *path, double h, size_t n, const i
                                    const float *value, const char *scene, int frame,
                                    double time, pw_error *err)
 {
+    const pw_vdb_out_grid density = {"density", value, "kg/m^3", 1};
+    return pw_export_vdb_grids(path, h, n, ijk, &density, 1, scene, frame, time, err);
+}
+
+extern "C" pw_status pw_export_vdb_grids(const char *path, double h, size_t n,
+                                         const int32_t *ijk, const pw_vdb_out_grid *out,
+                                         int n_grids, const char *scene, int frame,
+                                         double time, pw_error *err)
+{
     if (!(h > 0) || !std::isfinite(h))
         return pw_fail(err, PW_EINVAL, "%s: voxel size must be > 0 (%g)", path, h);
-    if (n > 0 && (!ijk || !value))
-        return pw_fail(err, PW_EINVAL, "%s: NULL voxel arrays (%zu voxels)", path, n);
+    if (n_grids < 1 || !out)
+        return pw_fail(err, PW_EINVAL, "%s: no grid to write", path);
+    for (int k = 0; k < n_grids; k++)
+        if (n > 0 && (!ijk || !out[k].value))
+            return pw_fail(err, PW_EINVAL, "%s: NULL voxel arrays (%zu voxels)", path, n);
     char tmp[4096 + 32];
     pw_atomic_tmp_name(path, tmp, sizeof tmp);
     try {
         openvdb::initialize(); // idempotent and thread-safe
-        openvdb::FloatGrid::Ptr grid =
-            build_grid(h, n, ijk, value, scene, frame, time, path, err);
-        if (!grid) return err ? err->code : PW_EINVAL;
         openvdb::GridPtrVec grids;
-        grids.push_back(grid);
+        for (int k = 0; k < n_grids; k++) {
+            openvdb::FloatGrid::Ptr grid =
+                build_grid(h, n, ijk, out[k], scene, frame, time, path, err);
+            if (!grid) return err ? err->code : PW_EINVAL;
+            grids.push_back(grid);
+        }
         openvdb::io::File file(tmp);
         file.write(grids);
         file.close();
@@ -141,6 +154,8 @@ extern "C" pw_status pw_vdb_read(const char *path, const char *name, pw_vdb_grid
             out->frame = f->value();
         if (auto s = grid->getMetadata<openvdb::StringMetadata>("powder:scene"))
             std::snprintf(out->scene, sizeof out->scene, "%s", s->value().c_str());
+        if (auto u = grid->getMetadata<openvdb::StringMetadata>("powder:units"))
+            std::snprintf(out->units, sizeof out->units, "%s", u->value().c_str());
 
         const openvdb::Index64 nv = grid->activeVoxelCount();
         const size_t n = static_cast<size_t>(nv);

@@ -30,6 +30,22 @@ pw_status pw_export_vdb(const char *path, double h, size_t n, const int32_t *ijk
                         const float *value, const char *scene, int frame, double time,
                         pw_error *err);
 
+/* One grid of several over the same voxels (pw_export_vdb_grids): its name, n values,
+ * "powder:units" and class (1: fog volume, 0: unknown). */
+typedef struct {
+    const char *name;
+    const float *value;
+    const char *units;
+    int fog_volume;
+} pw_vdb_out_grid;
+
+/* Writes n_grids float grids as pw_export_vdb does its one, in that order, all with the
+ * same active voxels ijk and metadata; pw_export_vdb is this with one grid "density"
+ * ("kg/m^3", fog volume). A non-finite value is PW_EINVAL naming the grid. */
+pw_status pw_export_vdb_grids(const char *path, double h, size_t n, const int32_t *ijk,
+                              const pw_vdb_out_grid *grids, int n_grids, const char *scene,
+                              int frame, double time, pw_error *err);
+
 /* A grid read back (tests and tools): its active voxels in the tree's order. */
 typedef struct {
     double voxel_size[3];        /* [m] per axis                                  */
@@ -42,6 +58,7 @@ typedef struct {
     float *value;                /* n                                             */
     int frame;                   /* "powder:frame", -1 when absent                */
     char scene[128];             /* "powder:scene", "" when absent                */
+    char units[32];              /* "powder:units", "" when absent                */
 } pw_vdb_grid;
 
 /* Reads the float grid called name from path into *out. PW_EFORMAT when the file is

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "density.h"
 #include "export.h"
 #include "frames.h"
 #include "pw_cache.h"
@@ -39,8 +40,23 @@ typedef struct {
     size_t n, cap;
     int32_t *ijk;
     float *rho;   /* [kg/m^3] */
+    float *dur;   /* [-] with dm: the durability at the same voxels */
     int failed;   /* allocation failed or a value overflowed float32 */
+    const pw_density *d, *dm; /* the density, and the same raster of m durability (or NULL) */
 } voxel_list;
+
+/* The particles' mass-weighted mean durability at node ijk of d: dm is the same raster
+ * of the masses m_p durability_p, which weighs each particle's mass at a node exactly as
+ * d does (the kernel, and in the bounded raster the level-set share and the detail, all
+ * from positions and ids), so dm / d is sum m d w / sum m w once each raster's own final
+ * mass correction is divided out (the bounded raster's mass_scale, 1 for the B-spline). */
+static float durability_at(const voxel_list *L, const int ijk[3], double rho)
+{
+    double scale = L->d->mass_scale, scale_m = L->dm->mass_scale;
+    if (!(scale_m > 0)) return 0; /* every durability 0 */
+    double dur = pw_density_node(L->dm, ijk[0], ijk[1], ijk[2]) / scale_m / (rho / scale);
+    return (float)(dur < 0 ? 0 : dur > 1 ? 1 : dur); /* (rounding past the ends) */
+}
 
 /* pw_density_node_fn: keeps the nonzero nodes; VDB's background (0) stands for the rest. */
 static void collect_voxel(void *user, const int ijk[3], vec3 x, double rho)
@@ -60,13 +76,16 @@ static void collect_voxel(void *user, const int ijk[3], vec3 x, double rho)
         if (a) L->ijk = a;
         float *b = a ? realloc(L->rho, cap * sizeof *b) : NULL;
         if (b) L->rho = b;
-        if (!a || !b) {
+        float *c = b && L->dm ? realloc(L->dur, cap * sizeof *c) : NULL;
+        if (c) L->dur = c;
+        if (!a || !b || (L->dm && !c)) {
             L->failed = 1;
             return;
         }
         L->cap = cap;
     }
     for (int k = 0; k < 3; k++) L->ijk[3 * L->n + k] = ijk[k];
+    if (L->dm) L->dur[L->n] = durability_at(L, ijk, rho);
     L->rho[L->n++] = f;
 }
 #endif
@@ -74,11 +93,20 @@ static void collect_voxel(void *user, const int ijk[3], vec3 x, double rho)
 pw_status pw_export_vdb_density(const char *vdb_path, const pw_density *d,
                                 const pw_export_meta *meta, size_t *n_voxels, pw_error *err)
 {
+    return pw_export_vdb_durability(vdb_path, d, NULL, meta, n_voxels, err);
+}
+
+pw_status pw_export_vdb_durability(const char *vdb_path, const pw_density *d,
+                                   const pw_density *dm, const pw_export_meta *meta,
+                                   size_t *n_voxels, pw_error *err)
+{
 #ifndef POWDER_HAVE_VDB
-    (void)d, (void)meta, (void)n_voxels;
+    (void)d, (void)dm, (void)meta, (void)n_voxels;
     return pw_fail(err, PW_EUNSUPPORTED, "%s: %s", vdb_path, no_vdb_text);
 #else
     voxel_list L = {0};
+    L.d = d;
+    L.dm = dm;
     pw_density_visit(d, collect_voxel, &L);
     pw_status rc = PW_OK;
     if (L.failed == 1)
@@ -86,13 +114,16 @@ pw_status pw_export_vdb_density(const char *vdb_path, const pw_density *d,
     else if (L.failed == 2)
         rc = pw_fail(err, PW_ENUMERIC, "%s: a density exceeds the float32 range", vdb_path);
     if (rc == PW_OK) rc = pw_mkdir_parent(vdb_path, err);
+    const pw_vdb_out_grid grids[2] = {{"density", L.rho, "kg/m^3", 1},
+                                      {"durability", L.dur, "-", 0}};
     if (rc == PW_OK)
-        rc = pw_export_vdb(vdb_path, pw_density_spacing(d), L.n, L.ijk, L.rho,
-                           meta ? meta->scene : NULL, meta ? meta->frame : 0,
-                           meta ? meta->time : 0.0, err);
+        rc = pw_export_vdb_grids(vdb_path, pw_density_spacing(d), L.n, L.ijk, grids,
+                                 dm ? 2 : 1, meta ? meta->scene : NULL,
+                                 meta ? meta->frame : 0, meta ? meta->time : 0.0, err);
     if (rc == PW_OK && n_voxels) *n_voxels = L.n;
     free(L.ijk);
     free(L.rho);
+    free(L.dur);
     return rc;
 #endif
 }
@@ -114,6 +145,9 @@ static const char *const help_text =
     "       FloatGrid named 'density' [kg/m^3]; voxel (i,j,k) is centred at (i,j,k)*h\n"
     "  ply  the particles as binary little-endian PLY: x y z [m], vx vy vz [m/s],\n"
     "       density [kg/m^3] = m / (V0 det(Fe) Jp), jp = det(Fp)\n"
+    "Snow of a material with a durability (its plasticity a Drucker-Prager law) adds\n"
+    "its durability [-] (1 intact, 0 broken): a PLY property 'durability', and a VDB\n"
+    "grid 'durability' on the density's voxels, the mass-weighted mean there.\n"
     "World space of the scene, Y up, metres. Caches come from `powder sim`; the files go\n"
     "beside the EXR frames (<name>.####.vdb/.ply), under DIR with --output DIR. Caches\n"
     "are read from --caches DIR, else DIR/cache/ when it exists (as `powder sim --output\n"
@@ -174,26 +208,51 @@ static pw_status export_vdb_frame(const pw_scene *sc, const char *cache, const c
                                   const pw_export_meta *meta, size_t *n_voxels, pw_error *err)
 {
     /* as the shot's stage 2 (shot.c load_density): the same inputs, the same grid */
-    static const char *const names[] = {"x", "m", "id"};
+    const char *names[4] = {"x", "m", "id"};
     int detail = sc->render.raster == PW_RASTER_BOUNDED && sc->render.detail > 0;
+    int n_names = detail ? 3 : 2;
+    /* snow of the optional laws: its durability as a second grid */
+    pw_cache_info info;
+    pw_status rc = pw_cache_table(cache, &info, err);
+    if (rc != PW_OK) return rc;
+    int durable = pw_cache_info_attr(&info, "durability") != NULL;
+    if (durable) names[n_names++] = "durability";
     pw_cache_frame cf;
-    pw_status rc = pw_cache_read_f64(cache, names, detail ? 3 : 2, &cf, err);
+    rc = pw_cache_read_f64(cache, names, n_names, &cf, err);
     if (rc != PW_OK) return rc;
     const pw_cache_attr *x = pw_cache_find(&cf, "x"), *m = pw_cache_find(&cf, "m");
     const pw_cache_attr *id = detail ? pw_cache_find(&cf, "id") : NULL;
+    const pw_cache_attr *dur = durable ? pw_cache_find(&cf, "durability") : NULL;
     if (x->type != PW_F64 || x->components != 3 || m->type != PW_F64 || m->components != 1 ||
-        (id && (id->type != PW_U32 || id->components != 1))) {
+        (id && (id->type != PW_U32 || id->components != 1)) ||
+        (dur && (dur->type != PW_F64 || dur->components != 1))) {
         pw_cache_frame_free(&cf);
-        return pw_fail(err, PW_EFORMAT, "%s: attributes x/m/id are not float64 vec3, float64, "
-                       "uint32", cache);
+        return pw_fail(err, PW_EFORMAT, "%s: attributes x/m/id/durability are not float64 "
+                       "vec3, float64, uint32, float64", cache);
     }
+    size_t n = (size_t)cf.count;
+    int subdiv = sc->render.subdiv > 0 ? sc->render.subdiv : 1;
     pw_density *d = pw_density_build((pw_raster_kind)sc->render.raster, x->data, m->data,
-                                     id ? id->data : NULL, (size_t)cf.count, cf.h,
-                                     sc->render.subdiv > 0 ? sc->render.subdiv : 1,
-                                     sc->render.detail, err);
+                                     id ? id->data : NULL, n, cf.h, subdiv, sc->render.detail,
+                                     err);
+    pw_density *dm = NULL;
+    if (d && dur) { /* the masses m durability, rasterized alike (durability_at) */
+        double *md = malloc((n ? n : 1) * sizeof *md);
+        const double *mv = m->data, *dv = dur->data;
+        for (size_t p = 0; md && p < n; p++) md[p] = mv[p] * dv[p];
+        if (!md) pw_fail(err, PW_ENOMEM, "%s: out of memory (%zu particles)", cache, n);
+        else dm = pw_density_build((pw_raster_kind)sc->render.raster, x->data, md,
+                                   id ? id->data : NULL, n, cf.h, subdiv, sc->render.detail,
+                                   err);
+        free(md);
+    }
     pw_cache_frame_free(&cf);
-    if (!d) return err ? err->code : PW_ENOMEM;
-    rc = pw_export_vdb_density(out, d, meta, n_voxels, err);
+    if (!d || (dur && !dm)) {
+        pw_density_destroy(d);
+        return err ? err->code : PW_ENOMEM;
+    }
+    rc = pw_export_vdb_durability(out, d, dm, meta, n_voxels, err);
+    pw_density_destroy(dm);
     pw_density_destroy(d);
     return rc;
 }

@@ -283,7 +283,7 @@ static void case_writer_nan(void)
 {
     float x[6] = {0, 0, 0, 1, 1, 1}, v[6] = {0, 0, 0, 0, NAN, 0}, rho[2] = {400, 400},
           jp[2] = {1, 1};
-    pw_ply_particles p = {2, x, v, rho, jp};
+    pw_ply_particles p = {2, x, v, rho, jp, NULL};
     const char *ply = POWDER_TEST_TMP "/ply_nan.ply";
     char tmp[4200];
     pw_atomic_tmp_name(ply, tmp, sizeof tmp);

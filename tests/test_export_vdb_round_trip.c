@@ -13,6 +13,14 @@
  *     by h/2 = 2.5e-3 m. The same for the bounded raster (what shots render and
  *     `powder export vdb` writes by default), except the centre of mass, which it does
  *     not keep exactly.
+ * The durability grid (snow of the optional laws): two balls of snow 0.3 m apart, of
+ * radii 6 and 3 cm, one intact (durability 1), one damaged (0.25), exported with the
+ * same raster of masses m durability (pw_export_vdb_durability) read back as a second
+ * grid "durability" on exactly the density's voxels, each the mass-weighted mean
+ * durability there: 1 around the first ball, 0.25 around the second, within 1e-6 (the
+ * raster's final mass correction, which differs between the two rasters of the
+ * bounded one, divided out), in both rasters; with the B-spline its density-weighted
+ * mean over the grid is the particles' mass-weighted mean, (8 + 0.25) / 9, within 1e-6.
  * Edge cases: an empty grid, duplicate and non-finite voxels refused with no file
  * left, foreign and missing files, a missing grid name. In a build without OpenVDB the
  * export must say so (PW_EUNSUPPORTED) and the rest is skipped. */
@@ -25,6 +33,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "density.h"
 #include "export.h"
 #include "pw_file.h"
 #include "pw_render.h"
@@ -196,6 +205,68 @@ static void case_ball(size_t n, pw_raster_kind raster)
     free(x), free(m);
 }
 
+/* ---- case 5: the durability grid --------------------------------------------------- */
+
+static void case_durability(size_t n, pw_raster_kind raster)
+{
+    /* n particles in the large ball, n / 8 in the small one: the same spacing */
+    size_t nb = n / 8, nt = n + nb;
+    double *x = malloc(3 * nt * sizeof *x), *m = malloc(nt * sizeof *m), com[3];
+    double *md = malloc(nt * sizeof *md);
+    const double ca[3] = {-0.15, 0.25, 0}, cb[3] = {0.15, 0.25, 0};
+    ball(n, ca, 0.06, x, m, com);
+    ball(nb, cb, 0.03, x + 3 * n, m + n, com);
+    for (size_t p = 0; p < nt; p++) md[p] = m[p] * (p < n ? 1.0 : 0.25);
+    pw_error err = {0};
+    int subdiv = raster == PW_RASTER_BSPLINE ? 2 : 4;
+    pw_density *d = pw_density_build(raster, x, m, NULL, nt, 0.01, subdiv, 0, &err);
+    pw_density *dm = d ? pw_density_build(raster, x, md, NULL, nt, 0.01, subdiv, 0, &err) : NULL;
+    CHECK(d && dm, "5: rasterize: %s", err.msg);
+    if (!d || !dm) return;
+    const char *path = POWDER_TEST_TMP "/vdb_durability.vdb";
+    pw_export_meta meta = {"vdb_test", 3, 0.125};
+    size_t nv = 0;
+    CHECK(pw_export_vdb_durability(path, d, dm, &meta, &nv, &err) == PW_OK, "5: export: %s",
+          err.msg);
+    pw_vdb_grid g, u;
+    CHECK(pw_vdb_read(path, "density", &g, &err) == PW_OK, "5: read density: %s", err.msg);
+    CHECK(pw_vdb_read(path, "durability", &u, &err) == PW_OK, "5: read durability: %s",
+          err.msg);
+    CHECK(g.n == nv && u.n == nv && !memcmp(g.ijk, u.ijk, 3 * nv * sizeof *g.ijk),
+          "5: %zu density voxels, %zu durability voxels, %zu written", g.n, u.n, nv);
+    CHECK(g.fog_volume && !u.fog_volume && !strcmp(u.units, "-") && u.frame == 3,
+          "5: durability grid: fog %d, units '%s', frame %d", u.fog_volume, u.units, u.frame);
+    double worst = 0, sum = 0, sum_d = 0;
+    size_t bad = 0;
+    for (size_t v = 0; v < u.n && v < g.n; v++) {
+        /* the balls' supports are 0.2 m apart: x < 0 is the first's */
+        double want = u.ijk[3 * v] * g.voxel_size[0] < 0 ? 1.0 : 0.25;
+        worst = fmax(worst, fabs(u.value[v] - want));
+        bad += !(fabs(u.value[v] - want) <= 1e-6);
+        sum += g.value[v];
+        sum_d += (double)g.value[v] * u.value[v];
+    }
+    CHECK(bad == 0, "5: %zu of %zu voxels off their ball's durability (worst by %.3g)", bad,
+          u.n, worst);
+    double mean = sum_d / sum, want = (8 * 1.0 + 0.25) / 9;
+    if (raster == PW_RASTER_BSPLINE) CHECK_NEAR(mean, want, 1e-6, "5: mean durability");
+    printf("5: %s raster: %zu voxels, durability within %.3g of each ball's, grid mean %.7f "
+           "(particles %.7f), mass corrections %.6f and %.6f\n",
+           raster == PW_RASTER_BSPLINE ? "B-spline" : "bounded", u.n, worst, mean, want,
+           d->mass_scale, dm->mass_scale);
+    pw_vdb_grid_free(&g);
+    pw_vdb_grid_free(&u);
+    pw_density_destroy(d);
+    pw_density_destroy(dm);
+    /* the density alone writes no durability grid */
+    d = pw_density_build(raster, x, m, NULL, nt, 0.01, subdiv, 0, &err);
+    CHECK(d && pw_export_vdb_density(path, d, &meta, NULL, &err) == PW_OK, "5: %s", err.msg);
+    CHECK(pw_vdb_read(path, "durability", &u, &err) == PW_EFORMAT, "5: a durability grid in "
+          "a density-only file");
+    pw_density_destroy(d);
+    free(x), free(m), free(md);
+}
+
 /* ---- case 2: an empty grid ------------------------------------------------------------- */
 
 static void case_empty(void)
@@ -296,6 +367,8 @@ int main(void)
     case_empty();
     case_refused_writes();
     case_bad_reads();
+    case_durability(sanitized ? 3000 : 20000, PW_RASTER_BSPLINE);
+    case_durability(sanitized ? 3000 : 20000, PW_RASTER_BOUNDED);
 #endif
     return check_done("export_vdb_round_trip");
 }
