@@ -13,6 +13,7 @@
 #include "pw_file.h"
 #include "pw_stats.h"
 #include "scene.h"
+#include "seed.h"
 #include "shot.h"
 #include "stats_cmd.h"
 
@@ -74,6 +75,9 @@ static const char *const help_text =
     "              (its pieces of intact particles holding >= 1% of it: a broken crust\n"
     "              is in several, an intact one in one), the largest plate's share of\n"
     "              it and its broken share\n"
+    "  damaged     with snow of a durability (a Drucker-Prager plasticity): the mass\n"
+    "              share of the snow whose durability is below 0.5, and dur, the\n"
+    "              mass-weighted mean durability (1 intact, 0 broken)\n"
     "  gathered    with --gathered K: the snow collider K (0-based, as near0, near1...)\n"
     "              carries, as a rolling snowball's core carries what it picked up: the\n"
     "              pieces (linked as fragments) of snow moving with the collider's rigid\n"
@@ -141,7 +145,18 @@ static int parse(int argc, char **argv, stats_options *o)
     return 1;
 }
 
-static void print_header(const pw_scene *sc, int gathered, int surface)
+/* Whether any material of the scene (a layer's too) gives its snow a durability. */
+static int scene_has_laws(const pw_scene *sc)
+{
+    int laws = 0;
+    for (int k = 0; k < sc->n_materials; k++) laws |= pw_material_has_laws(&sc->materials[k]);
+    for (int b = 0; b < sc->n_bodies; b++)
+        for (int k = 0; k < sc->bodies[b].n_layers; k++)
+            laws |= pw_material_has_laws(&sc->bodies[b].layers[k].material);
+    return laws;
+}
+
+static void print_header(const pw_scene *sc, int gathered, int surface, int durable)
 {
     printf("%5s %9s %9s %7s %7s %5s %7s %5s %7s %7s %6s %7s %7s %7s %7s %6s %6s %6s %10s %10s "
            "%10s %7s %6s %6s",
@@ -156,6 +171,7 @@ static void print_header(const pw_scene *sc, int gathered, int surface)
     if (layered)
         printf(" %7s %6s %6s %7s %7s %6s %6s", "top n", "frags", "plates", "largest", "broken",
                "chunks", "weak");
+    if (durable) printf(" %7s %6s", "damaged", "dur");
     if (gathered >= 0)
         printf(" %8s %9s %7s %7s %6s %6s %6s", "gath n", "mass [kg]", "r [m]", "rho", "rest",
                "Jp", "rest");
@@ -165,7 +181,7 @@ static void print_header(const pw_scene *sc, int gathered, int surface)
     printf("  top99 [m]  bounds [m]\n");
 }
 
-static void print_row(int f, const pw_frame_stats *st, const pw_gathered *g,
+static void print_row(int f, const pw_frame_stats *st, int durable, const pw_gathered *g,
                       const pw_surface_change *sf)
 {
     printf("%5d %9zu %9zu %6.1f%% %6.1f%% %5zu %6.1f%% %5zu %6.2f%% %6.2f%% %6zu %6.1f%% "
@@ -189,6 +205,10 @@ static void print_row(int f, const pw_frame_stats *st, const pw_gathered *g,
         printf(" %7zu %6zu %6zu %6.1f%% %6.1f%% %6zu %5.1f%%", st->top_particles,
                st->top_fragments, st->top_plates, 100 * st->top_largest_plate,
                100 * st->top_broken_share, st->top_chunks, 100 * st->top_weak_share);
+    if (durable && st->has_durability)
+        printf(" %6.1f%% %6.3f", 100 * st->damaged_share, st->durability_mean);
+    else if (durable)
+        printf(" %7s %6s", "-", "-");
     if (g && g->has_density)
         printf(" %8zu %9.4g %7.4f %7.1f %6.1f %6.3f %6.3f", g->particles, g->mass, g->radius,
                g->rho, g->rho_rest, g->jp_mean, g->jp_rest);
@@ -288,6 +308,11 @@ static void print_json(int f, double t, const pw_frame_stats *st, int collider,
                st->top_broken_share, st->top_chunks, st->top_weak_share);
     else
         printf("], \"top_layer\": null");
+    if (st->has_durability)
+        printf(", \"durability\": {\"damaged_share\": %.6f, \"mean\": %.6f}", st->damaged_share,
+               st->durability_mean);
+    else
+        printf(", \"durability\": null");
     print_json_gathered(collider, g);
     print_json_surface(sf);
     printf("}\n");
@@ -360,7 +385,7 @@ static int run_stats(const stats_options *o, pw_scene *sc)
         pw_frame_list_free(&fl);
         return rc;
     }
-    int printed = 0;
+    int printed = 0, durable = scene_has_laws(sc);
     char first_cache[4096]; /* the surface's reference: the shot's first frame */
     for (int k = 0; k < fl.count && st == PW_OK; k++) {
         int f = fl.frames[k];
@@ -391,8 +416,11 @@ static int run_stats(const stats_options *o, pw_scene *sc)
         if (o->json) {
             print_json(f, info.time, &fs, o->gathered, g, sf);
         } else {
-            if (!printed) print_header(sc, o->gathered, o->surface);
-            print_row(f, &fs, g, sf);
+            if (!printed) {
+                durable |= fs.has_durability; /* (the columns follow what is measured) */
+                print_header(sc, o->gathered, o->surface, durable);
+            }
+            print_row(f, &fs, durable, g, sf);
         }
         printed++;
         fflush(stdout);

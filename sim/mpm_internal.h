@@ -59,11 +59,8 @@ typedef struct pw_particles {
  * it has been measured. */
 static inline double pw_particle_Jp(const pw_particles *pt, size_t p)
 {
-    double Jp = m3_det(pt->Fp[p]);
-    if (pt->laws && (pt->law[p] & PW_LAW_DENSITY_HARDENING) && pt->rho_rest[p] > 0 &&
-        pt->V0[p] > 0)
-        Jp = pt->m[p] / (pt->V0[p] * pt->rho_rest[p]);
-    return Jp < pt->Jp_min[p] ? pt->Jp_min[p] : Jp > pt->Jp_max[p] ? pt->Jp_max[p] : Jp;
+    return pw_law_Jp(pt->laws ? pt->law[p] : PW_LAW_CLAMP, m3_det(pt->Fp[p]), pt->m[p],
+                     pt->V0[p], pt->laws ? pt->rho_rest[p] : 0, pt->Jp_min[p], pt->Jp_max[p]);
 }
 
 /* Where a particle sits on the grid in one step, computed once from x^n after the sort

@@ -42,7 +42,12 @@
  * intact particles, linked as above, form its plates: a crust broken by a foot is in
  * several, a crust that bent or compacted without breaking stays one. Plates holding at
  * least PW_STATS_SHARE of the top layer's particles are counted
- * (sim/docs/layered-snow.md). */
+ * (sim/docs/layered-snow.md).
+ *
+ * Damage. Snow of the optional laws (seed.h) carries a durability, 1 intact, falling to
+ * 0 as plastic stretch breaks its bonds (its cohesion goes with it); where the frame has
+ * it, the mass-weighted mean durability and the mass share of damaged snow (durability
+ * below PW_STATS_DAMAGED) are reported. */
 #ifndef PW_STATS_H
 #define PW_STATS_H
 
@@ -69,6 +74,7 @@ double pw_stats_default_link_h(double ppc);
 #define PW_STATS_WEAK 0.5 /* hardening factor below which a particle has started to break */
 #define PW_STATS_CRUMB 0.001 /* default: fragments below this share of the particles are crumbs */
 #define PW_STATS_ICE_DENSITY 917.0 /* [kg/m^3] ice: compacted snow cannot get denser */
+#define PW_STATS_DAMAGED 0.5 /* durability below which snow counts as damaged */
 
 typedef struct {
     size_t particles;
@@ -125,6 +131,10 @@ typedef struct {
     double top_broken_share;   /* share of its particles that are broken [-]              */
     size_t top_chunks;         /* its chunks (sound particles) of >= PW_STATS_SHARE of it */
     double top_weak_share;     /* share of its particles that are weakened [-]            */
+    int has_durability;        /* 1 when the particles carry a durability (optional laws) */
+    double damaged_share;      /* mass share of the snow with durability below
+                                  PW_STATS_DAMAGED [-]                                    */
+    double durability_mean;    /* mass-weighted mean durability [-] (1: all intact)       */
     int n_colliders;
     double near_share[PW_STATS_MAX_COLLIDERS]; /* share of particles with phi < 2 h of
                                                   collider k at the frame's time [-]      */
@@ -154,6 +164,13 @@ typedef struct {
     const uint32_t *layer; /* seeded layer, 1 = top (seed.h); NULL = no layers */
     double crumb;        /* [-] crumb size, a share of the particles in (0, 1); 0 =
                             PW_STATS_CRUMB */
+    const double *durability; /* [-] the optional laws' (seed.h); NULL = none. Damage is
+                            weighed by m (each particle alike without m) */
+    const uint32_t *law; /* PW_LAW_* bits and the rest density [kg/m^3] measured on the
+                            grid: with them (and m), the elastic energy hardens by the
+                            J_P the solver uses (pw_law_Jp: under density hardening
+                            m / (V0 rho_rest)); NULL = det F_P (Jp) for every particle */
+    const double *rho_rest;
 } pw_stats_particles;
 
 /* Whether every particle's density is known: stored and positive, or V0 positive with F_E
@@ -188,9 +205,10 @@ pw_status pw_stats_fragments(const vec3 *x, size_t n, double link, uint32_t *lab
                              size_t *n_fragments, pw_error *err);
 
 /* Reads the attributes the measures need from a frame cache at path (x, v, m, Jp, xi,
- * and for the elastic energy Fe, V0, mu0, lambda0, Jp_min, Jp_max, and layer, when the
- * cache has them), then computes as pw_stats_compute with the cache's h and time, the given
- * gravity [m/s^2] and crumb size crumb [-] (0 = PW_STATS_CRUMB). */
+ * and for the elastic energy Fe, V0, mu0, lambda0, Jp_min, Jp_max (with law and
+ * rho_rest), and layer and durability, when the cache has them), then computes as
+ * pw_stats_compute with the cache's h and time, the given gravity [m/s^2] and crumb
+ * size crumb [-] (0 = PW_STATS_CRUMB). */
 pw_status pw_stats_cache(const char *path, double link_h, double crumb, vec3 gravity,
                          const pw_collider_desc *colliders, int n_colliders,
                          pw_frame_stats *st, pw_error *err);

@@ -66,6 +66,18 @@ extern const char *const pw_hardening_names[];
 #define PW_LAW_DRUCKER_PRAGER 2u
 #define PW_LAW_DENSITY_HARDENING 4u
 
+/* J_P as eq. 2's hardening reads it for a particle of law bits `law`, clamped to
+ * [Jp_min, Jp_max]: det Fp, or under density hardening m / (V0 rho_rest), the seeded
+ * density over the rest density measured on the grid, once measured (rho_rest, V0 > 0).
+ * The solver's (pw_particle_Jp) and `powder stats`' elastic energy alike. */
+static inline double pw_law_Jp(uint32_t law, double det_Fp, double m, double V0,
+                               double rho_rest, double Jp_min, double Jp_max)
+{
+    double Jp = det_Fp;
+    if ((law & PW_LAW_DENSITY_HARDENING) && rho_rest > 0 && V0 > 0) Jp = m / (V0 * rho_rest);
+    return Jp < Jp_min ? Jp_min : Jp > Jp_max ? Jp_max : Jp;
+}
+
 /* The largest durability_rate: durability gone after a plastic stretch of 1e-4. */
 #define PW_DURABILITY_RATE_MAX 1e4
 

@@ -7,6 +7,7 @@
 
 #include "constitutive.h"
 #include "pw_stats.h"
+#include "seed.h"
 
 /* Cells of the hash grid are link-sized, so linked particles lie in the same or
  * adjacent cells. Cell coordinates are packed 21 bits per axis (offset to be
@@ -406,7 +407,8 @@ pw_status pw_stats_compute(const pw_stats_particles *p, double link, double h,
     if (rc != PW_OK) return rc;
     if (p->n == 0) return PW_OK;
     st->lo = st->hi = p->x[0];
-    double jp_sum = 0;
+    double jp_sum = 0, weight = 0, dur_sum = 0, damaged = 0;
+    st->has_durability = p->durability != NULL;
     if (p->Jp) st->jp_min = st->jp_max = p->Jp[0];
     for (size_t i = 0; i < p->n; i++) {
         st->lo = v3_min(st->lo, p->x[i]);
@@ -419,9 +421,12 @@ pw_status pw_stats_compute(const pw_stats_particles *p, double link, double h,
         }
         st->potential_energy -= m * v3_dot(p->gravity, p->x[i]);
         if (st->has_elastic) {
-            /* the hardened moduli exactly as the solver forms them (eq. 2, J_P clamped) */
-            double jp = p->Jp[i] < p->Jp_min[i] ? p->Jp_min[i]
-                        : p->Jp[i] > p->Jp_max[i] ? p->Jp_max[i] : p->Jp[i];
+            /* the hardened moduli exactly as the solver forms them (eq. 2, J_P clamped;
+             * under density hardening J_P from the measured rest density) */
+            int law = p->law && p->rho_rest && p->m;
+            double jp = pw_law_Jp(law ? p->law[i] : PW_LAW_CLAMP, p->Jp[i], law ? m : 0,
+                                  p->V0[i], law ? p->rho_rest[i] : 0, p->Jp_min[i],
+                                  p->Jp_max[i]);
             double hard = pw_hardening(p->xi[i], jp);
             st->elastic_energy +=
                 p->V0[i] * pw_fcr_energy(p->Fe[i], p->mu0[i] * hard, p->lambda0[i] * hard);
@@ -432,8 +437,18 @@ pw_status pw_stats_compute(const pw_stats_particles *p, double link, double h,
             st->jp_max = j > st->jp_max ? j : st->jp_max;
             jp_sum += j;
         }
+        if (p->durability) {
+            double w = p->m ? m : 1;
+            weight += w;
+            dur_sum += w * p->durability[i];
+            if (p->durability[i] < PW_STATS_DAMAGED) damaged += w;
+        }
     }
     if (p->Jp) st->jp_mean = jp_sum / (double)p->n;
+    if (p->durability) {
+        st->durability_mean = weight > 0 ? dur_sum / weight : 1;
+        st->damaged_share = weight > 0 ? damaged / weight : 0;
+    }
     if ((p->rho || (st->has_elastic && p->m)) && (rc = densities(p, st, err)) != PW_OK) return rc;
     if ((rc = height_99(p, st, err)) != PW_OK) return rc;
     return collider_shares(p, h, colliders, n_colliders, t, st, err);
@@ -487,12 +502,16 @@ pw_status pw_stats_cache(const char *path, double link_h, double crumb, vec3 gra
     int stored_rho = !energy && pw_cache_info_attr(&info, "density") != NULL;
     pw_cache_frame cf;
     /* slim render caches hold float32: widened, they measure like full ones; the
-     * layers, when there are any, come last */
-    const char *names[12];
+     * layers, the durability and the laws' J_P, when there are any, come last */
+    const char *names[16];
     int n_names = energy ? 11 : 5 + stored_rho;
     memcpy(names, energy ? with_energy : required, (size_t)n_names * sizeof *names);
     int layered = pw_cache_info_attr(&info, "layer") != NULL;
     if (layered) names[n_names++] = "layer";
+    int durable = pw_cache_info_attr(&info, "durability") != NULL;
+    if (durable) names[n_names++] = "durability";
+    int laws = energy && pw_cache_info_attr(&info, "law") && pw_cache_info_attr(&info, "rho_rest");
+    if (laws) names[n_names++] = "law", names[n_names++] = "rho_rest";
     rc = pw_cache_read_f64(path, names, n_names, &cf, err);
     if (rc != PW_OK) return rc;
     const pw_cache_attr *x = need_attr(path, &cf, "x", 3, err);
@@ -512,10 +531,20 @@ pw_status pw_stats_cache(const char *path, double link_h, double crumb, vec3 gra
         pw_fail(err, PW_EFORMAT, "%s: attribute 'layer' is not uint32 with 1 component", path);
         ok = 0;
     }
+    const pw_cache_attr *dur = ok && durable ? need_attr(path, &cf, "durability", 1, err) : NULL;
+    ok = ok && (dur || !durable);
+    const pw_cache_attr *law = ok && laws ? pw_cache_find(&cf, "law") : NULL;
+    if (law && (law->type != PW_U32 || law->components != 1)) {
+        pw_fail(err, PW_EFORMAT, "%s: attribute 'law' is not uint32 with 1 component", path);
+        ok = 0;
+    }
+    const pw_cache_attr *rho_rest = ok && laws ? need_attr(path, &cf, "rho_rest", 1, err) : NULL;
+    ok = ok && (rho_rest || !laws);
     if (!ok) rc = err ? err->code : PW_EFORMAT;
     if (rc == PW_OK) {
         pw_stats_particles p = {(size_t)cf.count, x->data, v->data, m->data, jp->data, xi->data,
-                                NULL, NULL, NULL, NULL, NULL, NULL, gravity, NULL, NULL, crumb};
+                                NULL, NULL, NULL, NULL, NULL, NULL, gravity, NULL, NULL, crumb,
+                                NULL, NULL, NULL};
         if (energy) {
             p.Fe = e[0]->data;
             p.V0 = e[1]->data;
@@ -526,6 +555,8 @@ pw_status pw_stats_cache(const char *path, double link_h, double crumb, vec3 gra
         }
         if (rho) p.rho = rho->data;
         if (layer) p.layer = layer->data;
+        if (dur) p.durability = dur->data;
+        if (law) p.law = law->data, p.rho_rest = rho_rest->data;
         rc = pw_stats_compute(&p, link_h * cf.h, cf.h, colliders, n_colliders, cf.time, st, err);
         if (rc != PW_OK) pw_error_prefix(err, "%s", path);
     }

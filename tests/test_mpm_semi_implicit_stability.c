@@ -35,7 +35,7 @@ static double energy(const pw_sim *s)
     for (size_t p = 0; p < n; p++) Jp[p] = m3_det(s->pt.Fp[p]);
     pw_stats_particles ps = {n, s->pt.x, s->pt.v, s->pt.m, Jp, s->pt.xi, s->pt.Fe,
                              s->pt.V0, s->pt.mu0, s->pt.lambda0, s->pt.Jp_min, s->pt.Jp_max,
-                             s->p.gravity, NULL, NULL, 0};
+                             s->p.gravity, NULL, NULL, 0, NULL, NULL, NULL};
     pw_frame_stats st;
     pw_error err = {0};
     pw_status rc = pw_stats_compute(&ps, 0.7 * s->p.h, s->p.h, NULL, 0, 0.0, &st, &err);

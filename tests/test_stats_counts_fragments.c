@@ -151,7 +151,7 @@ static void shares_and_sums(void)
         jsum += jp[i];
     }
     pw_stats_particles p = {n, x, v, m, jp, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                            {0, 0, 0}, NULL, NULL, 0};
+                            {0, 0, 0}, NULL, NULL, 0, NULL, NULL, NULL};
     pw_collider_desc floor;
     memset(&floor, 0, sizeof floor);
     pw_shape_init(&floor.shape, PW_SHAPE_HALFSPACE);
@@ -234,7 +234,7 @@ static void cracks_split_pieces(void)
         if (layer == 7) jp[i] = 20, xi[i] = 0;
     }
     pw_stats_particles p = {n, x, NULL, NULL, jp, xi, NULL, NULL, NULL, NULL, NULL, NULL,
-                            {0, 0, 0}, NULL, NULL, 0};
+                            {0, 0, 0}, NULL, NULL, 0, NULL, NULL, NULL};
     pw_frame_stats st;
     CHECK(pw_stats_compute(&p, 0.7, 0.5, NULL, 0, 0.0, &st, NULL) == PW_OK, "crack: compute");
     CHECK(st.fragments == 1 && st.largest_share == 1, "crack: %zu fragments", st.fragments);
@@ -269,7 +269,7 @@ static void energies(void)
     Fe[1] = m3_diag(0.8, 1, 1);
     Fe[2] = m3_rotation(v3(0, 0, 1), 0.3); /* unstrained: no energy however hardened */
     pw_stats_particles p = {3, x, NULL, m, jp, xi, Fe, V0, mu0, la0, jmin, jmax,
-                            v3(0, -10, 0), NULL, NULL, 0};
+                            v3(0, -10, 0), NULL, NULL, 0, NULL, NULL, NULL};
     pw_frame_stats st;
     CHECK(pw_stats_compute(&p, 0.7, 0.5, NULL, 0, 0.0, &st, NULL) == PW_OK, "energy: compute");
     double e0 = 1e-3 * (100 * 0.01 + 25 * 0.01);
@@ -335,7 +335,7 @@ static void height_percentile(void)
         x[k] = v3(a, a, 0.5);
     }
     pw_stats_particles p = {n, x, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                            {0, -9.81, 0}, NULL, NULL, 0};
+                            {0, -9.81, 0}, NULL, NULL, 0, NULL, NULL, NULL};
     pw_frame_stats st;
     CHECK(pw_stats_compute(&p, 0.7, 1.0, NULL, 0, 0.0, &st, NULL) == PW_OK, "compute failed");
     CHECK(st.top99 == 197, "top99 along -g: %.17g", st.top99);
@@ -368,7 +368,7 @@ static size_t ball_fragments(double ppc, double link_h)
     size_t fragments = 0;
     CHECK(pw_seed_body(&b, &mat, h, &s, &err) == PW_OK, "9: seed: %s", err.msg);
     pw_stats_particles p = {s.n, s.x, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                            NULL, {0, 0, 0}, NULL, NULL, 0};
+                            NULL, {0, 0, 0}, NULL, NULL, 0, NULL, NULL, NULL};
     pw_frame_stats st;
     if (s.n && pw_stats_compute(&p, link_h * h, h, NULL, 0, 0.0, &st, &err) == PW_OK)
         fragments = st.fragments;
