@@ -6,7 +6,7 @@
  *
  *   bench_sim_snowball [--frames N] [--particles N] [--threads N] [--speed V]
  *                      [--tolerance T] [--save FILE] [--compare FILE] [--cache FILE]
- *                      [--kernels REPS] [--sweep]
+ *                      [--kernels REPS] [--sweep] [--law 2013|durable|density]
  *
  * --tolerance sets cr_tolerance; --save writes the final positions (by particle id,
  * doubles) and --compare reports the largest and RMS distance to a saved run, to see
@@ -19,6 +19,11 @@
  * second, steps per frame, mean conjugate-residual iterations, the peak resident memory,
  * where the time of a step goes (the solver's phase timers) and the bytes per particle
  * the solver has reserved, array by array.
+ *
+ * --law picks the snow's law: the 2013 paper's (the default), "durable" (the 2013 clamp
+ * then a Drucker-Prager cone: friction 35 deg, cohesion 500 Pa, durability_rate 2), or
+ * "density" (durable, with hardening from the grid's density): what the optional laws
+ * cost a particle-step (sim/docs/durable-snow.md).
  *
  * --sweep instead runs the same throw at 1e4, 3e4, 1e5, 3e5, 1e6 and 3e6 particles
  * (sizes up to --particles, when given) over the first SWEEP_TIME of simulated time
@@ -61,12 +66,22 @@ static double rand01(uint64_t *s)
     return (double)(*s >> 11) * (1.0 / 9007199254740992.0);
 }
 
-/* A jittered lattice of 8 particles per cell inside the sphere (Table 2 material). */
+static const char *law_name = "2013"; /* --law */
+
+/* A jittered lattice of 8 particles per cell inside the sphere (Table 2 material, under
+ * the law --law names). */
 static int fill_ball(pw_seeded *sd, vec3 c, double r, double h, vec3 v)
 {
     double d = h / 2;
     pw_material mat;
     pw_material_default(&mat);
+    if (strcmp(law_name, "2013")) {
+        mat.plasticity = PW_PLASTICITY_CLAMP_DRUCKER_PRAGER;
+        mat.friction_angle = 35;
+        mat.cohesion = 500;
+        mat.durability_rate = 2;
+        if (!strcmp(law_name, "density")) mat.hardening = PW_HARDENING_DENSITY;
+    }
     int n = (int)ceil(2 * r / d);
     uint64_t seed = 1;
     for (int k = 0; k < n; k++)
@@ -285,10 +300,14 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[k], "--compare")) compare = argv[k + 1];
         else if (!strcmp(argv[k], "--cache")) cache = argv[k + 1];
         else if (!strcmp(argv[k], "--kernels")) kernels = atoi(argv[k + 1]);
+        else if (!strcmp(argv[k], "--law") &&
+                 (!strcmp(argv[k + 1], "2013") || !strcmp(argv[k + 1], "durable") ||
+                  !strcmp(argv[k + 1], "density")))
+            law_name = argv[k + 1];
         else {
             fprintf(stderr, "usage: %s [--frames N] [--particles N] [--threads N] [--speed V] "
                             "[--tolerance T] [--save FILE] [--compare FILE] [--cache FILE.pwc] "
-                            "[--kernels REPS] [--sweep]\n",
+                            "[--kernels REPS] [--sweep] [--law 2013|durable|density]\n",
                     argv[0]);
             return 2;
         }
