@@ -25,8 +25,9 @@ What it does, each step a user would otherwise do by hand:
   OpenImageDenoiser"); where it has it, denoising stays as Blender sets it.
 - PLY (`powder export ply`): one point mesh per frame, shown only on its own frame,
   same rotation. The file is read here (Powder's binary little-endian PLY: x y z vx vy
-  vz density jp as float32), because Blender 3.4's importer (bpy.ops.import_mesh.ply)
-  drops the extra properties; vx, vy, vz, density and jp become point attributes.
+  vz density jp, and durability for snow that has one, as float32), because Blender
+  3.4's importer (bpy.ops.import_mesh.ply) drops the extra properties; vx, vy, vz,
+  density, jp and durability become point attributes.
 - --report prints, per frame, the file each object shows and its bounding box back in
   Powder's coordinates (Y up), as lines the test parses (the volume's from a Volume to
   Mesh surface at density 1e-6 kg/m^3, i.e. around every active voxel):
@@ -164,7 +165,7 @@ def import_ply_frame(path, frame, first, last):
     co = [0.0] * (3 * count)
     co[0::3], co[1::3], co[2::3] = col["x"], col["y"], col["z"]
     mesh.vertices.foreach_set("co", co)
-    for name in ("vx", "vy", "vz", "density", "jp"):
+    for name in ("vx", "vy", "vz", "density", "jp", "durability"):
         if name in col:
             mesh.attributes.new(name, "FLOAT", "POINT").data.foreach_set("value", col[name])
     mesh.update()
