@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "density.h"
 #include "export.h"
 #include "frames.h"
 #include "pw_cache.h"
@@ -52,7 +51,7 @@ typedef struct {
  * mass correction is divided out (the bounded raster's mass_scale, 1 for the B-spline). */
 static float durability_at(const voxel_list *L, const int ijk[3], double rho)
 {
-    double scale = L->d->mass_scale, scale_m = L->dm->mass_scale;
+    double scale = pw_density_mass_scale(L->d), scale_m = pw_density_mass_scale(L->dm);
     if (!(scale_m > 0)) return 0; /* every durability 0 */
     double dur = pw_density_node(L->dm, ijk[0], ijk[1], ijk[2]) / scale_m / (rho / scale);
     return (float)(dur < 0 ? 0 : dur > 1 ? 1 : dur); /* (rounding past the ends) */

@@ -266,6 +266,8 @@ double pw_density_total_mass(const pw_density *d) { return d ? d->total_mass : 0
 
 double pw_density_spacing(const pw_density *d) { return d ? d->h : 0.0; }
 
+double pw_density_mass_scale(const pw_density *d) { return d ? d->mass_scale : 1.0; }
+
 double pw_density_field_node(const pw_density *d, const double *field, int i, int j, int k)
 {
     if (!d || d->nbricks == 0) return 0.0;

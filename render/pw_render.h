@@ -136,6 +136,11 @@ double pw_density_total_mass(const pw_density *d);
  * (i h, j h, k h). */
 double pw_density_spacing(const pw_density *d);
 
+/* The factor [-] the bounded raster scaled every node by at the end, so that the grid's
+ * mass is the particles' (0 when it found no mass); 1 for the B-spline raster and for
+ * NULL. Dividing it out compares two rasters of the same positions node by node. */
+double pw_density_mass_scale(const pw_density *d);
+
 /* Density [kg/m^3] of node (i, j, k) itself (no interpolation); 0 outside occupied
  * bricks. */
 double pw_density_node(const pw_density *d, int i, int j, int k);
