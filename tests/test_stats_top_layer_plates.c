@@ -43,7 +43,7 @@ int main(void)
                 layer[p] = j >= 2 ? 1 : 0;
             }
     pw_stats_particles p = {N, x, NULL, NULL, jp, xi, NULL, NULL, NULL, NULL, NULL, NULL,
-                            {0, 0, 0}, NULL, layer, 0};
+                            {0, 0, 0}, NULL, layer, 0, NULL, NULL, NULL};
     pw_frame_stats st;
     pw_error err = {0};
 
