@@ -136,7 +136,7 @@ static inline pw_sim *heap_make(double h, heap_shape *c, const pw_material *m)
 /* The heap's profile: per ring of width h about the axis, the depth of snow at its seeded
  * density, count * (h/2)^3 / ring area (unlike the highest particles, which loose grains
  * on the surface and the B-spline's smearing set, it reads a seeded cone's slope within
- * 0.7 degrees). Fits a line to the rings whose depth is between 0.2 and 0.8 of the
+ * 0.75 degrees). Fits a line to the rings whose depth is between 0.2 and 0.8 of the
  * deepest, outside the last one deeper than 0.8 (the heap's flank), and returns its slope
  * [deg]; *top gets the deepest ring's depth. NaN without two such rings. */
 static inline double heap_slope(const pw_sim *s, const heap_shape *c, double h, double *top)

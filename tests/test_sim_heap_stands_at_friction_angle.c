@@ -4,7 +4,7 @@
  * heap follows the friction angle. Cones of radius 0.1 m seeded at rest on a sticky
  * floor, h 0.01 m, 0.5 s (sim/docs/friction-and-cohesion.md, table 3).
  *   standing: the fitted flank within 1.5 degrees of the seeded slope (the fit reads a
- *     seeded cone within 0.7) and the heap's top within 3 % of its height at the start;
+ *     seeded cone within 0.75) and the heap's top within 3 % of its height at the start;
  *   falling: the top more than 20 % lower.
  * Not "within 3 degrees of phi both ways": the law's cone meets Mohr-Coulomb's only in
  * triaxial compression and is stronger elsewhere, and cones up to about phi + 10 stand
