@@ -20,25 +20,7 @@ command -v blender >/dev/null || skip "blender is not installed (apt-get install
 . "$src/tests/check.sh"
 
 rm -rf "$scratch" && mkdir -p "$scratch" && cd "$scratch" || die "scratch $scratch"
-cat >dur.json <<'EOF'
-{
-  "name": "dur",
-  "frames": {"start": 0, "end": 2, "fps": 24},
-  "sim": {
-    "h": 0.02,
-    "domain": {"min": [-0.3, -0.1, -0.3], "max": [0.3, 0.5, 0.3]},
-    "materials": {"snow": {"plasticity": "clamp+drucker_prager", "friction_angle": 35,
-                           "cohesion": 500, "durability_rate": 20}},
-    "bodies": [{"material": "snow", "particles_per_cell": 8, "seed": 1,
-                "shapes": [{"type": "sphere", "center": [0, 0.12, 0], "radius": 0.06}],
-                "velocity": [0, -1.5, 0]}],
-    "colliders": [{"shape": {"type": "halfspace", "center": [0, 0, 0], "normal": [0, 1, 0]},
-                   "friction": 0.5}]
-  },
-  "render": {"camera": {"eye": [0, 0.15, 0.6], "target": [0, 0.08, 0]},
-             "resolution": [48, 27], "spp": 4, "lights": {"sky": {"radiance": [1, 1, 1]}}}
-}
-EOF
+cp "$src/tests/data/scenes/durable_snowball_drop.json" dur.json || die "no durable_snowball_drop.json"
 "$powder" sim dur.json --output out --threads 1 --quiet || die "powder sim failed"
 "$powder" export ply dur.json --output out --quiet || die "powder export ply failed"
 vdb=(--vdb 'out/dur.####.vdb')

@@ -44,24 +44,7 @@ command -v blender >/dev/null || skip "blender is not installed (apt-get install
 rm -rf "$scratch" && mkdir -p "$scratch/scenes" && cd "$scratch" || die "scratch $scratch"
 scratch=$PWD
 ln -s "$src/tools" tools  # the README's commands name tools/blender_import.py
-cat >scenes/tiny.json <<'EOF'
-{
-  "name": "tiny",
-  "frames": {"start": 0, "end": 4, "fps": 24},
-  "sim": {
-    "h": 0.02,
-    "domain": {"min": [-0.3, -0.1, -0.3], "max": [0.3, 0.5, 0.3]},
-    "materials": {"snow": {}},
-    "bodies": [{"material": "snow", "particles_per_cell": 8, "seed": 1,
-                "shapes": [{"type": "sphere", "center": [0.05, 0.12, -0.03], "radius": 0.06}],
-                "velocity": [0.5, -1.5, 0]}],
-    "colliders": [{"shape": {"type": "halfspace", "center": [0, 0, 0], "normal": [0, 1, 0]},
-                   "friction": 0.5}]
-  },
-  "render": {"camera": {"eye": [0, 0.15, 0.6], "target": [0, 0.08, 0]},
-             "resolution": [48, 27], "spp": 4, "lights": {"sky": {"radiance": [1, 1, 1]}}}
-}
-EOF
+cp "$src/tests/data/scenes/tiny_snowball_drop.json" scenes/tiny.json || die "no tiny_snowball_drop.json"
 # files land in out/tiny/, as the README's commands expect for a shot
 "$powder" sim scenes/tiny.json --quiet || die "powder sim failed"
 "$powder" export ply scenes/tiny.json --quiet || die "powder export ply failed"

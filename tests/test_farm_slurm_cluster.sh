@@ -19,6 +19,7 @@
 # usage: bash test_farm_slurm_cluster.sh <powder binary> <source dir> <scratch dir>
 set -u
 powder=$(readlink -f "$1")
+src=$(readlink -f "$2")
 scratch=$3/farm_slurm_cluster
 t_test=$SECONDS
 
@@ -37,25 +38,7 @@ export POWDER_FARM_POLL=1
 
 # ---- 4. the tiny shot: local reference --------------------------------------------------
 cd "$scratch/shot" || die "cd"
-cat >tiny.json <<'EOF'
-{
-  "name": "tiny",
-  "comment": "about 500 particles, 4 frames, 32x18 at 4 spp: seconds",
-  "frames": {"start": 1, "end": 4, "fps": 24},
-  "sim": {
-    "h": 0.02,
-    "domain": {"min": [0, 0, 0], "max": [0.4, 0.4, 0.4]},
-    "materials": {"snow": {}},
-    "bodies": [{"material": "snow", "velocity": [0, -1, 0],
-                "shapes": [{"type": "sphere", "center": [0.2, 0.15, 0.2], "radius": 0.05}]}]
-  },
-  "render": {
-    "resolution": [32, 18], "spp": 4,
-    "camera": {"eye": [0.2, 0.2, 1.2], "target": [0.2, 0.12, 0.2]},
-    "lights": {"sky": {"radiance": [1, 1, 1]}}
-  }
-}
-EOF
+cp "$src/tests/data/scenes/farm_cluster_tiny.json" tiny.json || die "no farm_cluster_tiny.json"
 t0=$(date +%s.%N)
 "$powder" run tiny.json --output local --quiet || die "local powder run failed"
 t_local=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')

@@ -24,6 +24,7 @@
 # usage: bash test_farm_slurm_long_shot.sh <powder binary> <source dir> <scratch dir>
 set -u
 powder=$(readlink -f "$1")
+src=$(readlink -f "$2")
 scratch=$3/farm_slurm_long_shot
 t_test=$SECONDS
 
@@ -40,24 +41,7 @@ export POWDER_FARM_POLL=1 # the simulation job looks for frames to release every
 
 cd "$scratch/shot" || die "cd"
 # about 3,000 particles: a few tenths of a second a frame on one thread
-cat >drop.json <<'EOF'
-{
-  "name": "drop",
-  "frames": {"start": 1, "end": 12, "fps": 24},
-  "sim": {
-    "h": 0.02,
-    "domain": {"min": [0, 0, 0], "max": [0.6, 0.6, 0.6]},
-    "materials": {"snow": {}},
-    "bodies": [{"material": "snow", "velocity": [0, -1, 0],
-                "shapes": [{"type": "sphere", "center": [0.3, 0.2, 0.3], "radius": 0.09}]}]
-  },
-  "render": {
-    "resolution": [32, 18], "spp": 64,
-    "camera": {"eye": [0.3, 0.3, 1.5], "target": [0.3, 0.12, 0.3]},
-    "lights": {"sky": {"radiance": [1, 1, 1]}}
-  }
-}
-EOF
+cp "$src/tests/data/scenes/farm_long_shot_drop.json" drop.json || die "no farm_long_shot_drop.json"
 "$powder" sim drop.json --output local --threads 1 --quiet || die "local powder sim failed"
 
 t0=$(date +%s.%N)

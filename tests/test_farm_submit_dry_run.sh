@@ -13,6 +13,7 @@
 # usage: bash test_farm_submit_dry_run.sh <powder binary> <source dir> <scratch dir>
 set -u
 powder=$(readlink -f "$1")
+src=$(readlink -f "$2")
 dir=$3/farm_submit_dry_run
 fails=0 cases=0
 
@@ -36,26 +37,8 @@ status() { [ "$st" = "$1" ]; }
 lines() { [ "$(grep -cxF -- "$2" <<<"$out")" = "$1" ]; }
 
 rm -rf "$dir" && mkdir -p "$dir/fake" && cd "$dir" || exit 1
-cat >tiny.json <<'JSON'
-{
-  "name": "tiny",
-  "frames": {"start": 1, "end": 9, "fps": 24},
-  "sim": {
-    "h": 0.02,
-    "domain": {"min": [0, 0, 0], "max": [0.4, 0.4, 0.4]},
-    "materials": {"snow": {}},
-    "bodies": [{"material": "snow", "particles_per_cell": 1,
-                "shapes": [{"type": "sphere", "center": [0.2, 0.15, 0.2], "radius": 0.04}]}]
-  },
-  "render": {
-    "resolution": [8, 6], "spp": 1,
-    "camera": {"eye": [0.2, 0.2, 1.2], "target": [0.2, 0.12, 0.2]},
-    "lights": {"sky": {"radiance": [1, 1, 1]}}
-  }
-}
-JSON
-printf '{"render": {"resolution": [8, 6], "spp": 2, "camera": {"eye": [0.2, 0.5, 1.0],
- "target": [0.2, 0.12, 0.2]}, "lights": {"sky": {"radiance": [0.5, 0.5, 1]}}}}\n' >dusk.json
+cp "$src/tests/data/scenes/farm_submit_tiny.json" tiny.json || exit 1
+cp "$src/tests/data/scenes/dusk_look.json" dusk.json || exit 1
 abs=$(pwd)
 exe=$(readlink -f "$powder")
 farm=$abs/out/tiny/farm

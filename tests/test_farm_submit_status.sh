@@ -10,6 +10,7 @@
 # usage: bash test_farm_submit_status.sh <powder binary> <source dir> <scratch dir>
 set -u
 powder=$(readlink -f "$1")
+src=$(readlink -f "$2")
 dir=$3/farm_submit_status
 fails=0 cases=0
 
@@ -35,24 +36,8 @@ row() {
 text() { grep -qF -- "$1" <<<"$out"; }
 
 rm -rf "$dir" && mkdir -p "$dir/fake" && cd "$dir" || exit 1
-cat >tiny.json <<'JSON'
-{
-  "name": "tiny",
-  "frames": {"start": 1, "end": 6, "fps": 24},
-  "sim": {
-    "h": 0.02,
-    "domain": {"min": [0, 0, 0], "max": [0.4, 0.4, 0.4]},
-    "materials": {"snow": {}},
-    "bodies": [{"material": "snow", "particles_per_cell": 1,
-                "shapes": [{"type": "sphere", "center": [0.2, 0.15, 0.2], "radius": 0.04}]}]
-  },
-  "render": {
-    "resolution": [8, 6], "spp": 1,
-    "camera": {"eye": [0.2, 0.2, 1.2], "target": [0.2, 0.12, 0.2]},
-    "lights": {"sky": {"radiance": [1, 1, 1]}}
-  }
-}
-JSON
+# the dry run's shot, ended at frame 6
+sed 's/"end": 9,/"end": 6,/' "$src/tests/data/scenes/farm_submit_tiny.json" >tiny.json || exit 1
 "$powder" sim tiny.json --quiet || exit 1
 "$powder" render tiny.json --frames 1-2 --quiet || exit 1
 rm out/tiny/cache/tiny.0006.pwc out/tiny/cache/tiny.0005.pwc

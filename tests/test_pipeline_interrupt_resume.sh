@@ -16,6 +16,7 @@
 # usage: bash test_pipeline_interrupt_resume.sh <powder binary> <source dir> <scratch dir>
 set -u
 powder=$(readlink -f "$1")
+src=$(readlink -f "$2")
 dir=$3/pipeline_interrupt_resume
 # shellcheck source=tests/check.sh
 . "$(dirname "${BASH_SOURCE[0]}")/check.sh"
@@ -23,25 +24,7 @@ rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
 
 # About 900 particles: a frame is a few tenths of a second on one thread, long enough
 # for a signal to land inside one.
-cat >drop.json <<'JSON'
-{
-  "name": "drop",
-  "frames": {"start": 1, "end": 9, "fps": 24},
-  "output": {"checkpoint_every": 3},
-  "sim": {
-    "h": 0.02,
-    "domain": {"min": [0, 0, 0], "max": [0.6, 0.6, 0.6]},
-    "materials": {"snow": {}},
-    "bodies": [{"material": "snow", "velocity": [0, -1, 0],
-                "shapes": [{"type": "sphere", "center": [0.3, 0.2, 0.3], "radius": 0.06}]}]
-  },
-  "render": {
-    "resolution": [32, 18], "spp": 512,
-    "camera": {"eye": [0.3, 0.3, 1.5], "target": [0.3, 0.12, 0.3]},
-    "lights": {"sky": {"radiance": [1, 1, 1]}}
-  }
-}
-JSON
+cp "$src/tests/data/scenes/interrupt_drop.json" drop.json || exit 1
 "$powder" sim drop.json --output ref --threads 1 --quiet || { echo "FAIL reference run"; exit 1; }
 
 frames_logged() { grep -c "^$2: frame [0-9]*:" "$1" 2>/dev/null; }

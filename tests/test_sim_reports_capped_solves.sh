@@ -10,6 +10,7 @@
 # usage: bash test_sim_reports_capped_solves.sh <powder binary> <source dir> <scratch dir>
 set -u
 powder=$(readlink -f "$1")
+src=$(readlink -f "$2")
 dir=$3/sim_reports_capped_solves
 # shellcheck source=tests/check.sh
 . "$(dirname "${BASH_SOURCE[0]}")/check.sh"
@@ -17,26 +18,9 @@ rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
 
 # A ball pressed into the ground from the first step: the solve has real work (a rigid
 # motion would converge in no iteration at all).
-scene() { # scene NAME EXTRA-SIM-KEYS
-    cat >"$1.json" <<JSON
-{
-  "name": "$1",
-  "frames": {"start": 1, "end": 3, "fps": 24},
-  "sim": {
-    "h": 0.02, $2
-    "domain": {"min": [0, 0, 0], "max": [0.6, 0.6, 0.6]},
-    "materials": {"snow": {}},
-    "bodies": [{"material": "snow", "velocity": [0, -1, 0],
-                "shapes": [{"type": "sphere", "center": [0.3, 0.2, 0.3], "radius": 0.06}]}],
-    "colliders": [{"shape": {"type": "halfspace", "center": [0, 0.17, 0]}}]
-  },
-  "render": {
-    "resolution": [32, 18], "spp": 1,
-    "camera": {"eye": [0.3, 0.3, 1.5], "target": [0.3, 0.12, 0.3]},
-    "lights": {"sky": {"radiance": [1, 1, 1]}}
-  }
-}
-JSON
+scene() { # scene NAME EXTRA-SIM-KEYS: tests/data/scenes/ball_pressed_into_ground.json, renamed
+    sed -e "s/\"name\": \"press\"/\"name\": \"$1\"/" -e "s/\"h\": 0.02,/\"h\": 0.02, $2/" \
+        "$src/tests/data/scenes/ball_pressed_into_ground.json" >"$1.json"
 }
 scene capped '"cr_max_iterations": 1, "cr_tolerance": 1e-9, "retake_limit": 0,'
 scene retaken '"cr_max_iterations": 1, "cr_tolerance": 1e-9, "retake_limit": 2,'

@@ -61,17 +61,7 @@ check "1.3 fastest snow at a frame's end ${v:-?} m/s, under 43 (the crust's spri
     awk -v v="${v:-1e9}" 'BEGIN { exit !(v < 43) }'
 
 # 2. a ball 100x stiffer
-cat >stiff.json <<JSON
-{"name": "stiff", "frames": {"start": 0, "end": 6, "fps": 24},
- "sim": {"h": 0.02, "domain": {"min": [0, 0, 0], "max": [0.6, 0.6, 0.6]},
-  "materials": {"snow": {"E0": 1.4e7}},
-  "bodies": [{"material": "snow", "velocity": [0, -2, 0],
-              "shapes": [{"type": "sphere", "center": [0.3, 0.2, 0.3], "radius": 0.08}]}],
-  "colliders": [{"shape": {"type": "halfspace", "center": [0, 0.1, 0]}, "friction": 0.5}]},
- "render": {"resolution": [32, 18], "spp": 1,
-  "camera": {"eye": [0.3, 0.3, 1.5], "target": [0.3, 0.12, 0.3]},
-  "lights": {"sky": {"radiance": [1, 1, 1]}}}}
-JSON
+cp "$src/tests/data/scenes/stiff_ball_drop.json" stiff.json || exit 1
 "$powder" sim stiff.json --output stiff --threads 2 >stiff.log 2>&1
 rc=$?
 grep '^sim: frame' stiff.log | cut -c1-160
