@@ -5,6 +5,7 @@
 #ifndef PW_TEST_MPM_FIXTURE_H
 #define PW_TEST_MPM_FIXTURE_H
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,6 +78,17 @@ static inline void fixture_fill(pw_seeded *out, const fixture_body *b)
 }
 
 static inline void fixture_free(pw_seeded *s) { pw_seeded_free(s); }
+
+/* Adds the seeded particles to s and frees them; a refusal ends the test (exit 1). */
+static inline void fixture_add_or_exit(pw_sim *s, pw_seeded *seeded)
+{
+    pw_error err = {0};
+    if (pw_sim_add_particles(s, seeded, &err) != PW_OK) {
+        fprintf(stderr, "add: %s\n", err.msg);
+        exit(1);
+    }
+    pw_seeded_free(seeded);
+}
 
 /* Adds body b's particles to s. */
 static inline pw_status fixture_add(pw_sim *s, const fixture_body *b, pw_error *err)

@@ -41,11 +41,7 @@ static pw_sim *make(int density)
                                      mat.rho0, &mat, &err) != PW_OK)
                     exit(1);
             }
-    if (pw_sim_add_particles(s, &seeded, &err) != PW_OK) {
-        fprintf(stderr, "add: %s\n", err.msg);
-        exit(1);
-    }
-    pw_seeded_free(&seeded);
+    fixture_add_or_exit(s, &seeded);
     return s;
 }
 
