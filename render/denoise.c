@@ -236,13 +236,13 @@ static void block_offset(const dn_ctx *c, int y0, int y1, int r0, int r1, int ox
 
 void pw_denoise_params_default(pw_denoise_params *p)
 {
-    p->radius = 8;
+    p->radius = 6;
     p->patch = 3;
-    p->k_color = 0.45;
+    p->k_color = 0.7;
     p->sigma_albedo = 0.05;
     p->sigma_normal = 0.5;
     p->sigma_depth = 0.1;
-    p->sigma_alpha = 0.1;
+    p->sigma_alpha = 0.2;
     p->threads = 0;
 }
 

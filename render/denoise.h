@@ -36,13 +36,13 @@ typedef struct {
 } pw_denoise_input;
 
 typedef struct {
-    int radius;          /* search window half-width [px] (8); 0 returns the input */
+    int radius;          /* search window half-width [px] (6); 0 returns the input */
     int patch;           /* patch half-width [px] (3) */
-    double k_color;      /* colour weight's tolerance in standard deviations (0.45) */
+    double k_color;      /* colour weight's tolerance in standard deviations (0.7) */
     double sigma_albedo; /* albedo difference [-] at which a weight falls to 1/e (0.05) */
     double sigma_normal; /* normal difference (chord length) for 1/e (0.5) */
     double sigma_depth;  /* relative depth difference for 1/e (0.1) */
-    double sigma_alpha;  /* coverage difference for 1/e (0.1) */
+    double sigma_alpha;  /* coverage difference for 1/e (0.2) */
     int threads;         /* 0 = OpenMP default */
 } pw_denoise_params;
 

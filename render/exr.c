@@ -129,6 +129,9 @@ void pw_exr_options_default(pw_exr_options *o)
 
 /* One channel to write: where its floats come from in the caller's interleaved
  * arrays. */
+/* RGBA, albedo (3), depth, noise (2), noisy (4) */
+#define PW_EXR_MAX_CHANNELS 14
+
 typedef struct {
     const char *name;
     exr_pixel_type_t type;
@@ -138,7 +141,7 @@ typedef struct {
 
 /* Fills ch[] in the order EXR requires (sorted by name, byte-wise) and returns the
  * count. Upper-case beauty names sort before the lower-case layer names. */
-static int list_channels(const pw_image *img, const pw_exr_options *o, out_channel ch[12])
+static int list_channels(const pw_image *img, const pw_exr_options *o, out_channel ch[PW_EXR_MAX_CHANNELS])
 {
     exr_pixel_type_t beauty = o->float_beauty ? EXR_PIXEL_FLOAT : EXR_PIXEL_HALF;
     int n = 0;
@@ -155,6 +158,13 @@ static int list_channels(const pw_image *img, const pw_exr_options *o, out_chann
     if (img->samples && img->variance) {
         ch[n++] = (out_channel){"noise.samples", EXR_PIXEL_FLOAT, img->samples, 1};
         ch[n++] = (out_channel){"noise.variance", EXR_PIXEL_FLOAT, img->variance, 1};
+    }
+    /* the unfiltered beauty beside the denoised one, stored alike */
+    if (img->noisy) {
+        ch[n++] = (out_channel){"noisy.A", beauty, img->noisy + 3, 4};
+        ch[n++] = (out_channel){"noisy.B", beauty, img->noisy + 2, 4};
+        ch[n++] = (out_channel){"noisy.G", beauty, img->noisy + 1, 4};
+        ch[n++] = (out_channel){"noisy.R", beauty, img->noisy + 0, 4};
     }
     return n;
 }
@@ -287,7 +297,7 @@ pw_status pw_exr_write(const char *path, const pw_image *img, const pw_exr_optio
     init.user_data = &st;
     init.write_fn = stream_write;
     exr_context_t ctx = NULL;
-    out_channel ch[12];
+    out_channel ch[PW_EXR_MAX_CHANNELS];
     int nch = list_channels(img, opt, ch);
     exr_result_t rv = exr_start_write(&ctx, tmp, EXR_WRITE_FILE_DIRECTLY, &init);
     if (!rv) rv = write_header(ctx, img, opt, ch, nch);

@@ -17,6 +17,8 @@ typedef struct {
     float *albedo;   /* 3 per pixel, first-hit albedo (optional) */
     float *samples;  /* 1 per pixel, samples the pixel took (optional, with variance) */
     float *variance; /* 1 per pixel, variance of the pixel's mean luminance (optional) */
+    float *noisy;    /* 4 per pixel, the RGBA before denoising, when rgba is denoised
+                        (optional) */
 } pw_image;
 
 typedef enum { PW_EXR_ZIP = 0, PW_EXR_PIZ = 1, PW_EXR_NONE = 2 } pw_exr_compression;
@@ -57,7 +59,9 @@ typedef struct {
 void pw_exr_options_default(pw_exr_options *o);
 
 /* Writes img to path atomically: RGBA (half or float), and when present depth.Z
- * (float) and albedo.R/G/B (half), as one scanline part named "beauty". Metadata:
+ * (float), albedo.R/G/B (half), noise.samples and noise.variance (float) and
+ * noisy.R/G/B/A (the unfiltered beauty, stored as RGBA is), as one scanline part named
+ * "beauty". Metadata:
  * "powderVersion" (string), "powder:spp" (int), "powder:frame" (int),
  * "powder:renderSeconds" (double), "powder:seed" (decimal string: EXR has no 64-bit
  * integer), "powder:scene", "powder:source" and "powder:renderSettings" (strings, when

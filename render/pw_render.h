@@ -81,6 +81,10 @@ typedef struct {
     int noise_min_spp;        /* with noise_target: samples every pixel takes before
                                  its error is judged (>= 2)                         */
     int aov_noise;            /* write noise.samples and noise.variance             */
+    int denoise;              /* filter the image (render/denoise.h) with the features
+                                 the camera paths gather: RGB then holds the filtered
+                                 colour and the image's noisy buffer the unfiltered
+                                 RGBA. Needs spp >= 2 (a variance needs two samples) */
 } pw_render_settings;
 
 /* ---- stage 2: rasterization -------------------------------------------- */
@@ -199,6 +203,7 @@ typedef struct {
     double mean_scattering_events; /* real collisions + surface bounces per path      */
     uint64_t paths;                /* camera samples traced                           */
     uint64_t paths_cut_by_cap;     /* paths ended by settings.max_depth (a bias)      */
+    double denoise_seconds;        /* wall time of the denoiser, within seconds [s]   */
 } pw_render_stats;
 
 /* Renders density d (NULL = no medium) into *out, which this function allocates (free
@@ -214,8 +219,12 @@ typedef struct {
  * Optional AOVs (settings.aov_depth, aov_albedo): depth = mean planar camera z [m]
  * (along the view axis) of the first thing met (medium or surface, holdouts and shadow
  * catchers included) over the samples that met one (INFINITY if none); albedo = mean
- * albedo at that event. progress and stats may be NULL. One frame at a time per
- * renderer. */
+ * albedo at that event. With settings.denoise, out->rgba's RGB is the denoised colour
+ * (alpha unchanged) and out->noisy the unfiltered RGBA; the denoiser's features are the
+ * first event's albedo, depth, coverage and normal (a surface's, or for the medium the
+ * direction in which the density falls, from its gradient there), and its variance the
+ * samples' per channel with the even and odd samples as two halves. progress and stats
+ * may be NULL. One frame at a time per renderer. */
 pw_status pw_render_frame(pw_renderer *r, const pw_density *d, pw_image *out,
                           pw_render_progress_fn progress, void *user, pw_render_stats *stats,
                           pw_error *err);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "camera.h"
+#include "denoise.h"
 #include "density.h"
 #include "lights.h"
 #include "pw_render.h"
@@ -65,6 +66,7 @@ typedef struct {
                                a holdout by its depth) */
     double depth;           /* [m] distance to the first event */
     vec3 albedo;            /* albedo of the first event */
+    vec3 normal;            /* unit normal at the first event (settings.denoise only) */
     uint64_t events;        /* real collisions + surface bounces */
     int cut;                /* ended by max_depth */
 } path_result;
@@ -82,6 +84,9 @@ static pw_status check_settings(const pw_render_settings *s, const pw_medium_des
     if (s->noise_target > 0 && s->noise_min_spp < 2)
         return pw_fail(err, PW_EINVAL, "render: noise_min_spp must be >= 2 with a noise "
                        "target (a variance needs two samples) (%d)", s->noise_min_spp);
+    if (s->denoise && s->spp < 2)
+        return pw_fail(err, PW_EINVAL, "render: denoise needs spp >= 2 (a variance needs two "
+                       "samples) (%d)", s->spp);
     if (s->max_depth < 1)
         return pw_fail(err, PW_EINVAL, "render: max_depth must be >= 1 (%d)", s->max_depth);
     if (s->rr_start_depth < 0)
@@ -211,6 +216,23 @@ static double nee_probability(const pw_renderer *r, const pw_density *d, vec3 x)
 
 /* ---- one path ---------------------------------------------------------------- */
 
+/* The denoiser's normal where a camera ray first meets the snow: the direction in which
+ * the density falls, by central differences one grid spacing wide (wider than the
+ * antialiased rim, so the snow's outline gives one direction across it). Where the
+ * density is flat there is no surface to speak of: the normal faces the ray. */
+static vec3 medium_normal(const pw_density *d, vec3 x, vec3 dir)
+{
+    double h = pw_density_spacing(d);
+    vec3 g = v3(pw_density_lookup(d, v3(x.x + h, x.y, x.z)) -
+                    pw_density_lookup(d, v3(x.x - h, x.y, x.z)),
+                pw_density_lookup(d, v3(x.x, x.y + h, x.z)) -
+                    pw_density_lookup(d, v3(x.x, x.y - h, x.z)),
+                pw_density_lookup(d, v3(x.x, x.y, x.z + h)) -
+                    pw_density_lookup(d, v3(x.x, x.y, x.z - h)));
+    double len = sqrt(v3_dot(g, g));
+    return len > 0 ? v3_scale(g, -1.0 / len) : v3_scale(dir, -1.0);
+}
+
 /* By comparisons: libm's fmax is a call per event (NaN rules this loop never needs). */
 static inline double max3(vec3 a)
 {
@@ -287,6 +309,7 @@ static void trace_path(const pw_renderer *r, const instant *in, vec3 o, vec3 dir
             res->alpha = 1;
             res->depth = t;
             res->albedo = albedo;
+            if (r->s.denoise) res->normal = in_medium ? medium_normal(in->d, x, dir) : lb.n;
         }
         if (++res->events > (uint64_t)r->s.max_depth) {
             res->cut = 1;
@@ -389,6 +412,7 @@ void pw_image_free(pw_image *img)
     free(img->albedo);
     free(img->samples);
     free(img->variance);
+    free(img->noisy);
     memset(img, 0, sizeof *img);
 }
 
@@ -404,9 +428,18 @@ typedef struct {
     int converged;  /* its error estimate met the noise target */
 } pixel_acc;
 
-/* Takes samples a->n .. k_end - 1 of pixel (px, py) into *a. */
+/* What the denoiser needs of a pixel beyond pixel_acc (settings.denoise only): the
+ * even samples' sum (the first half; the odd ones are the rest), per-channel sums of
+ * squares, and the first events' normals and squared albedo and depth. */
+typedef struct {
+    vec3 sum_even, sum2, normal;
+    double n_even, alb2, depth2;
+} feature_acc;
+
+/* Takes samples a->n .. k_end - 1 of pixel (px, py) into *a (and *f, when not NULL). */
 static void sample_pixel(const pw_renderer *r, const pw_density *const *d, int px, int py,
-                         int k_end, pixel_acc *a, uint64_t *events, uint64_t *cut)
+                         int k_end, pixel_acc *a, feature_acc *f, uint64_t *events,
+                         uint64_t *cut)
 {
     int w = r->cam[0].width_px;
     uint64_t n_inst = (uint64_t)r->n_instants;
@@ -448,6 +481,18 @@ static void sample_pixel(const pw_renderer *r, const pw_density *const *d, int p
             a->nhit += 1;
             a->alb = v3_add(a->alb, res.albedo);
         }
+        if (f) {
+            if (k % 2 == 0) f->sum_even = v3_add(f->sum_even, res.L), f->n_even += 1;
+            f->sum2 = v3_add(f->sum2, v3_mul(res.L, res.L));
+            if (res.seen) {
+                double z = res.depth * v3_dot(dir, cam->forward);
+                f->depth2 += z * z;
+            }
+            if (res.hit) {
+                f->normal = v3_add(f->normal, res.normal);
+                f->alb2 += v3_dot(res.albedo, res.albedo);
+            }
+        }
         double y = rec709_luminance(res.L), delta = y - a->mean_y;
         a->mean_y += delta / (k + 1);
         a->m2_y += delta * (y - a->mean_y);
@@ -472,21 +517,23 @@ static int pixel_converged(const pixel_acc *a, double noise_target, double floor
 /* The tile's pixels to k_end samples each (adaptive: by batches of ADAPTIVE_BATCH until
  * converged, from the samples they have); returns its event and cut counts. */
 static void render_tile(const pw_renderer *r, const pw_density *const *d, pixel_acc *acc,
-                        int tx, int ty, int k_end, double floor_y, uint64_t *events,
+                        feature_acc *feat, int tx, int ty, int k_end, double floor_y, uint64_t *events,
                         uint64_t *cut)
 {
     int w = r->cam[0].width_px, h = r->cam[0].height_px;
     for (int py = ty * TILE; py < (ty + 1) * TILE && py < h; py++)
         for (int px = tx * TILE; px < (tx + 1) * TILE && px < w; px++) {
-            pixel_acc *a = &acc[(size_t)py * (size_t)w + (size_t)px];
+            size_t q = (size_t)py * (size_t)w + (size_t)px;
+            pixel_acc *a = &acc[q];
+            feature_acc *f = feat ? &feat[q] : NULL;
             if (floor_y < 0) { /* the first pass: every pixel to k_end */
-                sample_pixel(r, d, px, py, k_end, a, events, cut);
+                sample_pixel(r, d, px, py, k_end, a, f, events, cut);
                 continue;
             }
             while (a->n < k_end &&
                    !(a->converged = pixel_converged(a, r->s.noise_target, floor_y))) {
                 int next = a->n + ADAPTIVE_BATCH < k_end ? a->n + ADAPTIVE_BATCH : k_end;
-                sample_pixel(r, d, px, py, next, a, events, cut);
+                sample_pixel(r, d, px, py, next, a, f, events, cut);
             }
             if (!a->converged) a->converged = pixel_converged(a, r->s.noise_target, floor_y);
         }
@@ -495,6 +542,7 @@ static void render_tile(const pw_renderer *r, const pw_density *const *d, pixel_
 /* The tiles in parallel to k_end samples a pixel (floor_y < 0: unconditionally);
  * every pixel depends only on (seed, pixel, sample) and floor_y. */
 static void render_pass(const pw_renderer *r, const pw_density *const *d, pixel_acc *acc,
+                        feature_acc *feat,
                         int k_end, double floor_y, uint64_t *tile_events, uint64_t *tile_cut,
                         pw_render_progress_fn progress, void *user, double progress_from,
                         double progress_share)
@@ -505,7 +553,7 @@ static void render_pass(const pw_renderer *r, const pw_density *const *d, pixel_
     int done = 0;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
     for (int tile = 0; tile < ntiles; tile++) {
-        render_tile(r, d, acc, tile % ntx, tile / ntx, k_end, floor_y, &tile_events[tile],
+        render_tile(r, d, acc, feat, tile % ntx, tile / ntx, k_end, floor_y, &tile_events[tile],
                     &tile_cut[tile]);
         if (progress) {
 #pragma omp critical(pw_render_progress)
@@ -515,6 +563,69 @@ static void render_pass(const pw_renderer *r, const pw_density *const *d, pixel_
             }
         }
     }
+}
+
+/* Variance of the mean of n samples from their sum and sum of squares; `unknown` below
+ * two samples. */
+static double var_of_mean(double sum, double sum2, double n, double unknown)
+{
+    if (n < 2) return unknown;
+    return fmax(0.0, sum2 - sum * sum / n) / ((n - 1) * n);
+}
+
+/* The denoiser's inputs from the pixels' sums, then the filter: out->noisy takes the
+ * unfiltered RGBA and out->rgba's RGB the filtered colour. A feature seen by fewer than
+ * two samples gets the largest variance a value in [0, 1] can have, so it weighs little. */
+static pw_status denoise_image(const pw_renderer *r, const pixel_acc *acc,
+                               const feature_acc *feat, pw_image *out, pw_error *err)
+{
+    size_t npix = (size_t)out->width * (size_t)out->height;
+    /* one block of planes, each 1 or 3 floats a pixel */
+    float *buf = malloc(20 * npix * sizeof *buf);
+    out->noisy = malloc(4 * npix * sizeof *out->noisy);
+    if (!buf || !out->noisy) {
+        free(buf);
+        return pw_fail(err, PW_ENOMEM, "pw_render_frame: out of memory (denoiser, %d x %d)",
+                       out->width, out->height);
+    }
+    float *var = buf, *ha = buf + 3 * npix, *hb = buf + 6 * npix, *ns = buf + 9 * npix;
+    float *alb = buf + 10 * npix, *albv = buf + 13 * npix, *nrm = buf + 14 * npix;
+    float *nrmv = buf + 17 * npix, *dep = buf + 18 * npix, *depv = buf + 19 * npix;
+    memcpy(out->noisy, out->rgba, 4 * npix * sizeof *out->noisy);
+    for (size_t q = 0; q < npix; q++) {
+        const pixel_acc *a = &acc[q];
+        const feature_acc *f = &feat[q];
+        double n = a->n, ne = f->n_even, no = n - ne;
+        double sum[3] = {a->sum.x, a->sum.y, a->sum.z}, s2[3] = {f->sum2.x, f->sum2.y, f->sum2.z};
+        double se[3] = {f->sum_even.x, f->sum_even.y, f->sum_even.z};
+        for (int ch = 0; ch < 3; ch++) {
+            var[3 * q + ch] = (float)var_of_mean(sum[ch], s2[ch], n, NAN);
+            ha[3 * q + ch] = (float)(ne > 0 ? se[ch] / ne : NAN);
+            hb[3 * q + ch] = (float)(no > 0 ? (sum[ch] - se[ch]) / no : NAN);
+        }
+        ns[q] = (float)n;
+        double nh = a->nhit;
+        vec3 al = nh > 0 ? v3_scale(a->alb, 1.0 / nh) : v3_zero();
+        vec3 nm = nh > 0 ? v3_scale(f->normal, 1.0 / nh) : v3_zero();
+        alb[3 * q] = (float)al.x, alb[3 * q + 1] = (float)al.y, alb[3 * q + 2] = (float)al.z;
+        nrm[3 * q] = (float)nm.x, nrm[3 * q + 1] = (float)nm.y, nrm[3 * q + 2] = (float)nm.z;
+        /* a vector's: over its components, from |sum| and the sum of |x|^2 */
+        albv[q] = (float)(var_of_mean(sqrt(v3_dot(a->alb, a->alb)), f->alb2, nh, 0.25) / 3);
+        nrmv[q] = (float)(var_of_mean(sqrt(v3_dot(f->normal, f->normal)), nh, nh, 1.0) / 3);
+        double nseen = a->nseen;
+        dep[q] = nseen > 0 ? (float)(a->depth / nseen) : INFINITY;
+        depv[q] = (float)var_of_mean(a->depth, f->depth2, nseen, 0.0);
+    }
+    pw_denoise_input in = {
+        .width = out->width, .height = out->height, .color = out->noisy, .color_stride = 4,
+        .color_var = var, .half_a = ha, .half_b = hb, .samples = ns, .albedo = alb,
+        .albedo_var = albv, .normal = nrm, .normal_var = nrmv, .depth = dep, .depth_var = depv};
+    pw_denoise_params p;
+    pw_denoise_params_default(&p);
+    p.threads = r->s.threads;
+    pw_status rc = pw_denoise(&in, &p, out->rgba, err);
+    free(buf);
+    return rc;
 }
 
 pw_status pw_render_frame(pw_renderer *r, const pw_density *d, pw_image *out,
@@ -549,10 +660,11 @@ pw_status pw_render_frame_instants(pw_renderer *r, const pw_density *const *d, p
     uint64_t *tile_events = calloc((size_t)ntiles, sizeof *tile_events);
     uint64_t *tile_cut = calloc((size_t)ntiles, sizeof *tile_cut);
     pixel_acc *acc = calloc(npix, sizeof *acc);
-    if (!out->rgba || (r->s.aov_depth && !out->depth) || (r->s.aov_albedo && !out->albedo) ||
+    feature_acc *feat = r->s.denoise ? calloc(npix, sizeof *feat) : NULL;
+    if ((r->s.denoise && !feat) || !out->rgba || (r->s.aov_depth && !out->depth) || (r->s.aov_albedo && !out->albedo) ||
         (r->s.aov_noise && (!out->samples || !out->variance)) || !tile_events || !tile_cut ||
         !acc) {
-        free(tile_events), free(tile_cut), free(acc);
+        free(tile_events), free(tile_cut), free(acc), free(feat);
         pw_image_free(out);
         return pw_fail(err, PW_ENOMEM, "pw_render_frame: out of memory (%d x %d image)", w, h);
     }
@@ -562,13 +674,13 @@ pw_status pw_render_frame_instants(pw_renderer *r, const pw_density *const *d, p
      * pixels comes from the first pass's mean luminance, summed in pixel order */
     int spp = r->s.spp, adaptive = r->s.noise_target > 0;
     int n_min = adaptive ? (spp < r->s.noise_min_spp ? spp : r->s.noise_min_spp) : spp;
-    render_pass(r, d, acc, n_min, -1.0, tile_events, tile_cut, progress, user, 0.0,
+    render_pass(r, d, acc, feat, n_min, -1.0, tile_events, tile_cut, progress, user, 0.0,
                 adaptive ? (double)n_min / spp : 1.0);
     if (adaptive && n_min < spp) {
         double mean_y = 0;
         for (size_t q = 0; q < npix; q++) mean_y += acc[q].mean_y;
         mean_y /= (double)npix;
-        render_pass(r, d, acc, spp, ADAPTIVE_FLOOR_SHARE * mean_y, tile_events, tile_cut,
+        render_pass(r, d, acc, feat, spp, ADAPTIVE_FLOOR_SHARE * mean_y, tile_events, tile_cut,
                     progress, user, (double)n_min / spp, 1.0 - (double)n_min / spp);
     }
 
@@ -595,7 +707,6 @@ pw_status pw_render_frame_instants(pw_renderer *r, const pw_density *const *d, p
             out->variance[pix] = (float)mean_variance(a);
         }
     }
-    free(acc);
     for (int tile = 0; tile < ntiles; tile++) {
         events += tile_events[tile];
         cut += tile_cut[tile];
@@ -604,11 +715,23 @@ pw_status pw_render_frame_instants(pw_renderer *r, const pw_density *const *d, p
     for (size_t q = 0; q < 4 * npix; q++)
         if (!isfinite(out->rgba[q])) {
             size_t pix = q / 4;
+            free(acc), free(feat);
             pw_image_free(out);
             return pw_fail(err, PW_ENUMERIC, "pw_render_frame: pixel (%zu, %zu) is not finite",
                            pix % (size_t)w, pix / (size_t)w);
         }
+    /* the denoiser, on a finite image */
+    double t_denoise = omp_get_wtime();
+    pw_status rc = feat ? denoise_image(r, acc, feat, out, err) : PW_OK;
+    if (rc != PW_OK) {
+        free(acc), free(feat);
+        pw_image_free(out);
+        return rc;
+    }
+    t_denoise = omp_get_wtime() - t_denoise;
+    free(acc), free(feat);
     if (stats) {
+        stats->denoise_seconds = r->s.denoise ? t_denoise : 0.0;
         stats->seconds = omp_get_wtime() - t_start;
         stats->paths = paths;
         stats->paths_cut_by_cap = cut;

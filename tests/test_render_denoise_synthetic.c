@@ -3,8 +3,8 @@
  * Synthetic 64 x 64 images with a known answer, noise Gaussian of known variance drawn
  * independently for the two halves (each half's variance 2 V, the colour's V):
  *   1. a constant 0.5 with sigma = 0.1 per pixel: the MSE falls at least 50-fold (the
- *      window holds 289 pixels; flat regions weigh most of them near 1; measured 134x
- *      cross-filtered, 145x with the variance alone), and the mean stays within 0.001 of
+ *      window holds 169 pixels; flat regions weigh most of them near 1; measured 100x
+ *      cross-filtered, 102x with the variance alone), and the mean stays within 0.001 of
  *      the input's (whose own error, sigma / 64 = 0.0016, is the noise the filter keeps);
  *   2. a step from 0.2 to 1.0 at x = 32 with sigma = 0.05: the columns 2 px either side
  *      (x = 30 and x = 33) keep their true value within 0.02 (2.5 % of the step) in the
@@ -12,10 +12,10 @@
  *      and their RMS error below the input's (measured 0.019 and 0.014 against 0.05);
  *   3. a step of 0.1 in colour under noise of sigma = 0.1, marked by an albedo step: with
  *      the albedo feature the columns beside the edge stay within 0.01 in the mean, and
- *      the feature halves their error against the colour alone (measured 0.006-0.007
- *      against 0.025-0.026);
+ *      the feature halves their error against the colour alone (measured 0.007-0.008
+ *      against 0.030-0.033);
  *   4. a ramp from 0.2 to 1.0 across the image with sigma = 0.1 stays unbiased: the mean
- *      of each column away from the borders within 0.01 of the truth (measured 0.008
+ *      of each column away from the borders within 0.01 of the truth (measured 0.007
  *      at worst, of which the column mean's own noise is about 0.004);
  *   5. a NaN, a +inf and a zero-sample pixel holding 1e6 keep their input values, every
  *      other pixel is finite, and every other pixel is the same bytes as when the three
