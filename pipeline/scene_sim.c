@@ -44,20 +44,22 @@ static pw_status check_law_keys(const sc_ctx *c, json_t *obj, const char *path, 
     static const char *const clamp_keys[] = {"theta_c", "theta_s", "rho_max", "Jp_floor", NULL};
     static const char *const cone_keys[] = {"friction_angle", "cohesion", "durability_rate", NULL};
     char at[SC_PATH];
-    if (plasticity == PW_PLASTICITY_DRUCKER_PRAGER)
+    uint32_t law = pw_plasticity_law(plasticity);
+    if (!(law & PW_LAW_CLAMP))
         for (int k = 0; clamp_keys[k]; k++)
             if (json_object_get(obj, clamp_keys[k])) {
                 sc_join(at, path, clamp_keys[k]);
-                return sc_fail(c, at, "belongs to plasticity \"clamp\" or "
-                               "\"clamp+drucker_prager\" (this material's is \"drucker_prager\")");
+                return sc_fail(c, at, "belongs to plasticity \"clamp\" or one that begins "
+                               "with \"clamp+\" (this material's is \"%s\")",
+                               pw_plasticity_names[plasticity]);
             }
-    if (plasticity == PW_PLASTICITY_CLAMP)
+    if (!(law & PW_LAW_FRICTION))
         for (int k = 0; cone_keys[k]; k++)
             if (json_object_get(obj, cone_keys[k])) {
                 sc_join(at, path, cone_keys[k]);
-                return sc_fail(c, at, "belongs to plasticity \"drucker_prager\" or "
-                               "\"clamp+drucker_prager\" (this material's is \"clamp\", the "
-                               "default)");
+                return sc_fail(c, at, "belongs to a plasticity with friction (\"drucker_prager\", "
+                               "\"mohr_coulomb\", or either after \"clamp+\"); this "
+                               "material's is \"clamp\", the default");
             }
     if (plasticity != PW_PLASTICITY_CLAMP && !json_object_get(obj, "friction_angle")) {
         sc_join(at, path, "friction_angle");

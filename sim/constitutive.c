@@ -236,7 +236,7 @@ int pw_plasticity_update_from_svd(const mat3 *Fe_hat_in, const mat3 *Fp_in, doub
                                   double theta_s, double Jp_floor, const pw_svd3 *svd_hat,
                                   mat3 *Fe_out, mat3 *Fp_out, pw_svd3 *svd_out)
 {
-    const pw_plastic_law law = {1, theta_c, theta_s, Jp_floor, 0, 0, 0, 0};
+    const pw_plastic_law law = {1, theta_c, theta_s, Jp_floor, 0, 0, 0, 0, 0};
     return pw_plasticity_update_law(Fe_hat_in, Fp_in, &law, svd_hat, Fe_out, Fp_out, svd_out,
                                     NULL);
 }
@@ -275,6 +275,31 @@ vec3 pw_drucker_prager_project(vec3 s, double mu, double lambda, double alpha, d
     return v3(out[0], out[1], out[2]);
 }
 
+vec3 pw_mohr_coulomb_project(vec3 s, double mu, double lambda, double sin_phi, double apex)
+{
+    if (!(mu > 0)) return s;
+    double sv[3] = {s.x, s.y, s.z}, eps[3];
+    for (int k = 0; k < 3; k++) eps[k] = log(fmax(fabs(sv[k]), DP_LEAST_STRETCH)) - apex;
+    double tr = eps[0] + eps[1] + eps[2], out[3];
+    if (tr >= 0) {
+        for (int k = 0; k < 3; k++) out[k] = apex;
+    } else {
+        double e[3];
+        for (int k = 0; k < 3; k++) e[k] = eps[k] - tr / 3.0;
+        double e_max = fmax(e[0], fmax(e[1], e[2])), e_min = fmin(e[0], fmin(e[1], e[2]));
+        /* tau_k = 2 mu shrink e_k + (3 lambda + 2 mu) tr / 3: the condition is
+         * shrink A + B <= 0, with A >= 0 (|e_max + e_min| = |e_mid| <= e_max - e_min) and
+         * B < 0 under net compression */
+        double A = 2.0 * mu * ((e_max - e_min) + (e_max + e_min) * sin_phi);
+        double B = 2.0 / 3.0 * (3.0 * lambda + 2.0 * mu) * tr * sin_phi;
+        if (A + B <= 0) return s; /* inside the pyramid */
+        double shrink = -B / A;
+        for (int k = 0; k < 3; k++) out[k] = tr / 3.0 + shrink * e[k] + apex;
+    }
+    for (int k = 0; k < 3; k++) out[k] = copysign(exp(out[k]), sv[k]);
+    return v3(out[0], out[1], out[2]);
+}
+
 int pw_plasticity_update_law(const mat3 *Fe_hat_in, const mat3 *Fp_in, const pw_plastic_law *law,
                              const pw_svd3 *svd_hat, mat3 *Fe_out, mat3 *Fp_out,
                              pw_svd3 *svd_out, double *plastic_stretch)
@@ -296,6 +321,8 @@ int pw_plasticity_update_law(const mat3 *Fe_hat_in, const mat3 *Fp_in, const pw_
         s = v3(clamp(s_hat.x, lo, hi), clamp(s_hat.y, lo, hi), clamp(s_hat.z, lo, hi));
     }
     if (law->alpha > 0) s = pw_drucker_prager_project(s, law->mu, law->lambda, law->alpha, law->apex);
+    if (law->mc_sin_phi > 0)
+        s = pw_mohr_coulomb_project(s, law->mu, law->lambda, law->mc_sin_phi, law->apex);
     if (plastic_stretch) {
         double d[3] = {log(fabs(s_hat.x) / fabs(s.x)), log(fabs(s_hat.y) / fabs(s.y)),
                        log(fabs(s_hat.z) / fabs(s.z))}, sum = 0;

@@ -139,16 +139,31 @@ double pw_drucker_prager_alpha(double phi);
  * (an inverted element's negative value stays negative). Returns the projected s. */
 vec3 pw_drucker_prager_project(vec3 s, double mu, double lambda, double alpha, double apex);
 
-/* One particle's plastic law: the 2013 clamp, Drucker-Prager, or the clamp then
- * Drucker-Prager (the two combine by projecting in that order: the clamp bounds each
- * singular value, the cone then bounds shear by friction and tension by cohesion). */
+/* The Mohr-Coulomb return mapping on the same Hencky strain, for sin_phi = sin(phi) of
+ * friction angle phi and the same shifted apex: the yield condition on the principal
+ * Kirchhoff stresses tau (tension positive) shifted by the apex's mean stress c cot(phi),
+ *   (tau_max - tau_min) + (tau_max + tau_min) sin(phi) <= 0,
+ * is Mohr-Coulomb's pyramid, which the cone of pw_drucker_prager_project only touches
+ * along the compression meridian (in plane strain the cone is as strong as a pyramid of
+ * 44 degrees at phi 30: sim/docs/friction-and-cohesion.md). The flow keeps the volume, as
+ * the cone's does: the deviator of eps' shrinks by the factor that puts tau on the
+ * pyramid (the plastic potential is von Mises', so the Lode angle and the trace are
+ * kept), and net tension past the apex goes to the apex. Signs of s are kept. */
+vec3 pw_mohr_coulomb_project(vec3 s, double mu, double lambda, double sin_phi, double apex);
+
+/* One particle's plastic law: the 2013 clamp, Drucker-Prager or Mohr-Coulomb, or the
+ * clamp then one of those (the two combine by projecting in that order: the clamp bounds
+ * each singular value, the cone or pyramid then bounds shear by friction and tension by
+ * cohesion). */
 typedef struct {
     int clamp;               /* 1: clamp to [1 - theta_c, 1 + theta_s] (eq. 11)   */
     double theta_c, theta_s; /* (used with clamp) */
     double Jp_floor;         /* the compaction floor, as pw_plasticity_update_svd */
     double alpha;            /* Drucker-Prager friction coefficient; 0: no cone  */
     double apex;             /* the cone's apex strain (pw_drucker_prager_project) */
-    double mu, lambda;       /* [Pa] hardened moduli, for the cone */
+    double mu, lambda;       /* [Pa] hardened moduli, for the cone or pyramid */
+    double mc_sin_phi;       /* Mohr-Coulomb sin(phi), the pyramid in place of the
+                                cone when > 0 (alpha is then 0) */
 } pw_plastic_law;
 
 /* pw_plasticity_update_from_svd under law (with law->clamp and alpha 0 it gives the

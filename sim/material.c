@@ -6,8 +6,9 @@
 
 #include "material.h"
 
-const char *const pw_plasticity_names[] = {"clamp", "drucker_prager", "clamp+drucker_prager",
-                                           NULL};
+const char *const pw_plasticity_names[] = {"clamp",        "drucker_prager",
+                                           "clamp+drucker_prager", "mohr_coulomb",
+                                           "clamp+mohr_coulomb",   NULL};
 const char *const pw_hardening_names[] = {"plastic", "density", NULL};
 
 int pw_material_has_laws(const pw_material *m)
@@ -66,7 +67,7 @@ pw_status pw_material_check(const pw_material *m, const char **key, double *valu
                  r->hi_open ? ')' : ']');
         return PW_EINVAL;
     }
-    if (!(m->plasticity >= 0 && m->plasticity <= PW_PLASTICITY_CLAMP_DRUCKER_PRAGER) ||
+    if (!(m->plasticity >= 0 && m->plasticity <= PW_PLASTICITY_LAST) ||
         !(m->hardening >= 0 && m->hardening <= PW_HARDENING_DENSITY)) {
         *key = m->hardening < 0 || m->hardening > PW_HARDENING_DENSITY ? "hardening" : "plasticity";
         *value = *key[0] == 'h' ? m->hardening : m->plasticity;
@@ -85,8 +86,8 @@ pw_status pw_material_check(const pw_material *m, const char **key, double *valu
                : m->cohesion != 0     ? "cohesion"
                                       : "durability_rate";
         *value = *(const double *)((const char *)m + pw_material_range_of(*key)->offset);
-        snprintf(why, why_size, "belongs to plasticity \"drucker_prager\" or "
-                 "\"clamp+drucker_prager\" (this material's is \"clamp\")");
+        snprintf(why, why_size, "belongs to a plasticity with friction (\"drucker_prager\", "
+                 "\"mohr_coulomb\", or either after \"clamp+\"); this material's is \"clamp\"");
         return PW_EINVAL;
     }
     if (m->rho_max > 0 && !(m->rho_max > m->rho0)) {

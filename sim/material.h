@@ -44,7 +44,11 @@ typedef struct {
 enum {
     PW_PLASTICITY_CLAMP = 0,          /* "clamp": eq. 11's [1 - theta_c, 1 + theta_s]  */
     PW_PLASTICITY_DRUCKER_PRAGER = 1, /* "drucker_prager": friction and cohesion only */
-    PW_PLASTICITY_CLAMP_DRUCKER_PRAGER = 2 /* "clamp+drucker_prager": both, in that order */
+    PW_PLASTICITY_CLAMP_DRUCKER_PRAGER = 2, /* "clamp+drucker_prager": both, in that order */
+    PW_PLASTICITY_MOHR_COULOMB = 3,   /* "mohr_coulomb": friction and cohesion on the
+                                         Mohr-Coulomb pyramid instead of the cone */
+    PW_PLASTICITY_CLAMP_MOHR_COULOMB = 4, /* "clamp+mohr_coulomb" */
+    PW_PLASTICITY_LAST = PW_PLASTICITY_CLAMP_MOHR_COULOMB
 };
 enum {
     PW_HARDENING_PLASTIC = 0, /* "plastic": e^{xi (1 - J_P)}, J_P = det Fp (eq. 2)      */
@@ -60,6 +64,23 @@ extern const char *const pw_hardening_names[];
 #define PW_LAW_CLAMP 1u
 #define PW_LAW_DRUCKER_PRAGER 2u
 #define PW_LAW_DENSITY_HARDENING 4u
+#define PW_LAW_MOHR_COULOMB 8u
+/* the laws that bound shear by friction and tension by cohesion: their particles' fields
+ * friction_angle, cohesion and durability are read */
+#define PW_LAW_FRICTION (PW_LAW_DRUCKER_PRAGER | PW_LAW_MOHR_COULOMB)
+#define PW_LAW_ALL (PW_LAW_CLAMP | PW_LAW_FRICTION | PW_LAW_DENSITY_HARDENING)
+
+/* The law bits of a material's plasticity (PW_PLASTICITY_*). */
+static inline uint32_t pw_plasticity_law(int plasticity)
+{
+    switch (plasticity) {
+    case PW_PLASTICITY_DRUCKER_PRAGER: return PW_LAW_DRUCKER_PRAGER;
+    case PW_PLASTICITY_CLAMP_DRUCKER_PRAGER: return PW_LAW_CLAMP | PW_LAW_DRUCKER_PRAGER;
+    case PW_PLASTICITY_MOHR_COULOMB: return PW_LAW_MOHR_COULOMB;
+    case PW_PLASTICITY_CLAMP_MOHR_COULOMB: return PW_LAW_CLAMP | PW_LAW_MOHR_COULOMB;
+    default: return PW_LAW_CLAMP;
+    }
+}
 
 /* J_P as eq. 2's hardening reads it for a particle of law bits `law`, clamped to
  * [Jp_min, Jp_max]: det Fp, or under density hardening m / (V0 rho_rest), the seeded

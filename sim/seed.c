@@ -317,8 +317,7 @@ static particle_values values_of(const pw_material *mat, double E, double rho)
     double floor_rho = mat->rho_max > 0 ? fmin(1.0, rho / mat->rho_max) : 0.0;
     v.Jp_floor = fmax(mat->Jp_floor, floor_rho);
     v.rho = rho;
-    v.law = (mat->plasticity != PW_PLASTICITY_DRUCKER_PRAGER ? PW_LAW_CLAMP : 0u) |
-            (mat->plasticity != PW_PLASTICITY_CLAMP ? PW_LAW_DRUCKER_PRAGER : 0u) |
+    v.law = pw_plasticity_law(mat->plasticity) |
             (mat->hardening == PW_HARDENING_DENSITY ? PW_LAW_DENSITY_HARDENING : 0u);
     v.friction_angle = mat->friction_angle * (3.14159265358979323846 / 180.0);
     v.cohesion = mat->cohesion;

@@ -228,10 +228,11 @@ static pw_status check_seeded(const pw_sim *s, const pw_seeded *in, size_t k, si
     if (in->laws) {
         uint32_t law = in->law[k];
         double phi = in->friction_angle[k], c = in->cohesion[k], r = in->durability_rate[k];
-        if (law == 0 || law > (PW_LAW_CLAMP | PW_LAW_DRUCKER_PRAGER | PW_LAW_DENSITY_HARDENING))
+        if (law == 0 || (law & ~PW_LAW_ALL) ||
+            (law & PW_LAW_FRICTION) == PW_LAW_FRICTION)
             return pw_fail(err, PW_EINVAL, "sim: particle %zu: law %u is not a law Powder has",
                            g, law);
-        if ((law & PW_LAW_DRUCKER_PRAGER) && !(phi > 0 && phi < 1.5707963267948966))
+        if ((law & PW_LAW_FRICTION) && !(phi > 0 && phi < 1.5707963267948966))
             return pw_fail(err, PW_EINVAL, "sim: particle %zu: friction angle %g rad must be in "
                            "(0, pi/2)", g, phi);
         if (!(c >= 0) || !isfinite(c))

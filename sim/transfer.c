@@ -423,16 +423,19 @@ typedef struct {
  * the cohesion left by its durability. */
 static pw_plastic_law law_of(const pw_particles *pt, size_t p)
 {
-    pw_plastic_law L = {1, pt->theta_c[p], pt->theta_s[p], pt->Jp_floor[p], 0, 0, 0, 0};
+    pw_plastic_law L = {1, pt->theta_c[p], pt->theta_s[p], pt->Jp_floor[p], 0, 0, 0, 0, 0};
     if (!pt->laws) return L;
     uint32_t law = pt->law[p];
     L.clamp = (law & PW_LAW_CLAMP) != 0;
-    if (law & PW_LAW_DRUCKER_PRAGER) {
+    if (law & PW_LAW_FRICTION) {
         double hard = pw_hardening(pt->xi[p], pw_particle_Jp(pt, p));
         double phi = pt->friction_angle[p];
         L.mu = pt->mu0[p] * hard;
         L.lambda = pt->lambda0[p] * hard;
-        L.alpha = pw_drucker_prager_alpha(phi);
+        if (law & PW_LAW_DRUCKER_PRAGER)
+            L.alpha = pw_drucker_prager_alpha(phi);
+        else
+            L.mc_sin_phi = sin(phi);
         L.apex = pt->durability[p] * pt->cohesion[p] * (cos(phi) / sin(phi)) /
                  (3 * L.lambda + 2 * L.mu);
     }

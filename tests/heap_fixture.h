@@ -191,4 +191,38 @@ static inline void heap_advance(pw_sim *s, double t_end)
     }
 }
 
+static inline int heap_everywhere(vec3 q, const void *user)
+{
+    (void)q, (void)user;
+    return 1;
+}
+
+/* A vertical cut: a plane-strain block of height f H_c (a slab 4 cells thick between
+ * the domain's frictionless z walls, B = H wide, its back against the x = 0 wall, on the
+ * sticky floor) of a cohesive law of friction angle phi [deg], its cohesion the one that
+ * makes H_c = (4 c / (rho g)) tan(45 deg + phi / 2) Mohr-Coulomb's critical height. Returns
+ * how far its face has run out after t_end, over H. */
+static inline double heap_cut(int plasticity, double phi, double f, double Hc, double h,
+                              double t_end)
+{
+    const double cells = 4;
+    double c = Hc * HEAP_RHO * HEAP_G / (4 * tan((45 + phi / 2) * HEAP_DEG));
+    pw_material m = heap_material(plasticity, phi, c, 0);
+    double H = f * Hc, B = H, y0 = 2 * h, W = (cells + 4) * h;
+    pw_sim *s = heap_sim(h, v3(2 * h + B + 2.5 * H + 4 * h, y0 + H + 4 * h, W));
+    heap_seed(s, h, v3(2 * h, y0, 2 * h), v3(2 * h + B, y0 + H, W - 2 * h), &m, heap_everywhere,
+              NULL);
+    double face0 = 0, face = 0;
+    const vec3 *x = pw_sim_positions(s);
+    for (size_t i = 0; i < pw_sim_particle_count(s); i++) face0 = fmax(face0, x[i].x);
+    heap_advance(s, t_end);
+    x = pw_sim_positions(s);
+    for (size_t i = 0; i < pw_sim_particle_count(s); i++) face = fmax(face, x[i].x);
+    printf("%s, H %.2f H_c = %.4f m (c %.2f Pa): runout %.4f m = %.3f H at %.2f s, fastest "
+           "%.4f m/s\n", pw_plasticity_names[plasticity], f, H, c, face - face0, (face - face0) / H,
+           t_end, heap_vmax(s));
+    pw_sim_destroy(s);
+    return (face - face0) / H;
+}
+
 #endif

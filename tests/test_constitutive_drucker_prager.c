@@ -108,7 +108,7 @@ int main(void)
 
     /* 5-6. the law's plastic stretch, and the 2013 law's bits */
     const double theta_c = 2.5e-2, theta_s = 7.5e-3;
-    pw_plastic_law clamp_law = {1, theta_c, theta_s, 0, 0, 0, 0, 0};
+    pw_plastic_law clamp_law = {1, theta_c, theta_s, 0, 0, 0, 0, 0, 0};
     mat3 Fp = m3_identity(), Fe, Fp_out, Fe2, Fp2;
     pw_svd3 f, f2;
     double stretch = -1;
@@ -125,7 +125,7 @@ int main(void)
     CHECK(!memcmp(&Fe, &Fe2, sizeof Fe) && !memcmp(&Fp_out, &Fp2, sizeof Fp2) &&
               !memcmp(&f.sigma, &f2.sigma, sizeof f.sigma),
           "the 2013 law's bits through either entry");
-    pw_plastic_law cone = {1, theta_c, theta_s, 0, pw_drucker_prager_alpha(0.6), 0, mu, lambda};
+    pw_plastic_law cone = {1, theta_c, theta_s, 0, pw_drucker_prager_alpha(0.6), 0, mu, lambda, 0};
     mat3 shear = m3_diag(1.004, 0.996, 1.0);
     pw_svd3 shear_svd = {m3_identity(), m3_identity(), v3(1.004, 0.996, 1.0)};
     CHECK(pw_plasticity_update_law(&shear, &Fp, &cone, &shear_svd, &Fe, &Fp_out, &f, &stretch) == 0,

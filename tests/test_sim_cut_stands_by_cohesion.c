@@ -14,33 +14,6 @@
 #include "constitutive.h"
 #include "heap_fixture.h"
 
-static int always(vec3 q, const void *user)
-{
-    (void)q, (void)user;
-    return 1;
-}
-
-/* The runout of the face [m] after 0.5 s of a block of height f H_c */
-static double cut(double f, double Hc, double phi)
-{
-    const double h = 0.005, cells = 4;
-    double c = Hc * HEAP_RHO * HEAP_G / (4 * tan((45 + phi / 2) * HEAP_DEG));
-    pw_material m = heap_material(PW_PLASTICITY_DRUCKER_PRAGER, phi, c, 0);
-    double H = f * Hc, B = H, y0 = 2 * h, W = (cells + 4) * h;
-    pw_sim *s = heap_sim(h, v3(2 * h + B + 2.5 * H + 4 * h, y0 + H + 4 * h, W));
-    heap_seed(s, h, v3(2 * h, y0, 2 * h), v3(2 * h + B, y0 + H, W - 2 * h), &m, always, NULL);
-    double face0 = 0, face = 0;
-    const vec3 *x = pw_sim_positions(s);
-    for (size_t i = 0; i < pw_sim_particle_count(s); i++) face0 = fmax(face0, x[i].x);
-    heap_advance(s, 0.5);
-    x = pw_sim_positions(s);
-    for (size_t i = 0; i < pw_sim_particle_count(s); i++) face = fmax(face, x[i].x);
-    printf("H %.2f H_c = %.4f m (c %.2f Pa): runout %.4f m = %.3f H, fastest %.4f m/s\n", f, H,
-           c, face - face0, (face - face0) / H, heap_vmax(s));
-    pw_sim_destroy(s);
-    return (face - face0) / H;
-}
-
 int main(void)
 {
     if (fixture_sanitized_heap()) return 77;
@@ -54,11 +27,11 @@ int main(void)
      * 1.2 and 1.4 of it fall */
     double stands[] = {0.75, 0.8 * ratio}, falls[] = {1.2 * ratio, 1.4 * ratio};
     for (int k = 0; k < 2; k++) {
-        double r = cut(stands[k], Hc, phi);
+        double r = heap_cut(PW_PLASTICITY_DRUCKER_PRAGER, phi, stands[k], Hc, 0.005, 0.5);
         CHECK(r < 0.03, "H %.2f H_c: the face ran out %.3f H", stands[k], r);
     }
     for (int k = 0; k < 2; k++) {
-        double r = cut(falls[k], Hc, phi);
+        double r = heap_cut(PW_PLASTICITY_DRUCKER_PRAGER, phi, falls[k], Hc, 0.005, 0.5);
         CHECK(r > 0.1, "H %.2f H_c: the face stood (runout %.3f H)", falls[k], r);
     }
     return check_done("sim_cut_stands_by_cohesion");
