@@ -1,0 +1,48 @@
+/* Property: cohesionless Mohr-Coulomb snow (plasticity "mohr_coulomb", cohesion 0) holds
+ * a cone 3 degrees flatter than its friction angle and lets one 5 degrees steeper sink,
+ * for friction angles 25 and 40 degrees: the steepest standing heap is at the friction
+ * angle. Under the cone law ("drucker_prager") cones up to 10-15 degrees steeper than phi
+ * stand (test_sim_heap_stands_at_friction_angle.c), since that cone is stronger than
+ * Mohr-Coulomb's pyramid off the compression meridian. Cones of radius 0.1 m seeded at
+ * rest on a sticky floor, h 0.01 m, 1 s (sim/docs/friction-and-cohesion.md).
+ *   standing: the fitted flank within 1.5 degrees of the seeded slope, the top within
+ *     3 % of its seeded height;
+ *   sinking: the top more than 10 % lower (a cone 5 degrees past phi fails from its tip
+ *     down: 16 and 22 % at 1 s). */
+#include "check.h"
+#include "heap_fixture.h"
+
+static void cone(double phi, double slope, int stands)
+{
+    const double h = 0.01;
+    pw_material m = heap_material(PW_PLASTICITY_MOHR_COULOMB, phi, 0, 0);
+    heap_shape c = {.R = 0.1, .slope = slope};
+    pw_sim *s = heap_make(h, &c, &m);
+    double top0 = 0, top = 0;
+    double slope0 = heap_slope(s, &c, h, &top0);
+    heap_advance(s, 1.0);
+    double fitted = heap_slope(s, &c, h, &top);
+    printf("phi %.0f, cone %.0f deg: flank %.2f deg at the start, %.2f at 1 s; top %.4f -> "
+           "%.4f m; fastest %.4f m/s\n",
+           phi, slope, slope0, fitted, top0, top, heap_vmax(s));
+    if (stands) {
+        CHECK(fabs(fitted - slope) <= 1.5, "phi %.0f: the %.0f-degree cone's flank went to %.2f",
+              phi, slope, fitted);
+        CHECK(top >= 0.97 * top0, "phi %.0f: the %.0f-degree cone's top fell from %.4f to %.4f",
+              phi, slope, top0, top);
+    } else {
+        CHECK(top < 0.9 * top0, "phi %.0f: the %.0f-degree cone stood (top %.4f -> %.4f)", phi,
+              slope, top0, top);
+    }
+    pw_sim_destroy(s);
+}
+
+int main(void)
+{
+    if (fixture_sanitized_heap()) return 77;
+    cone(25, 22, 1);
+    cone(25, 30, 0);
+    cone(40, 37, 1);
+    cone(40, 45, 0);
+    return check_done("sim_heap_mohr_coulomb_steepest_cone");
+}
