@@ -37,6 +37,7 @@ typedef struct {
     int threads, quiet, force, resume, png, help;
     int replace; /* sim, run: delete caches of another simulation setup in the folder */
     int beauty; /* 'h' --half, 'f' --float, 0: the scene's render.beauty */
+    int denoise; /* 'y' --denoise, 'n' --no-denoise, 0: the scene's (turntable: on) */
     int frame, steps, spp, width_px, height_px;
     int seed_set, frame_set, exposure_set; /* given on the command line (0 is valid) */
     uint64_t seed;
@@ -76,7 +77,7 @@ static void command_help(const char *cmd)
         printf("usage: powder run [scene.json] [--frames SPEC] [--threads N] [--quiet]\n"
                "                  [--force] [--replace] [--png] [--half|--float] [--output DIR]\n"
                "                  [--max-memory SIZE] [--spp N] [--resolution WxH] [--seed S]\n"
-               "                  [--view NAME] [--view-look NAME]\n\n"
+               "                  [--view NAME] [--view-look NAME] [--denoise|--no-denoise]\n\n"
                "Simulates the shot (continuing from the last complete cache), then renders every\n"
                "frame whose EXR is missing. --force recomputes everything; --png writes PNG\n"
                "previews beside the EXR frames; --output DIR puts caches and frames under DIR.\n"
@@ -86,6 +87,8 @@ static void command_help(const char *cmd)
                "refused before seeding. --spp, --resolution and --seed replace the scene's\n"
                "render settings (a quick preview: --spp 4 --resolution 320x180). --view and\n"
                "--view-look choose the PNGs' view transform (see powder png --help).\n"
+               "--denoise/--no-denoise replace the scene's render.denoise (the EXR's RGBA\n"
+               "denoised, its noisy layer unfiltered; needs --spp 2 or more).\n"
                "--replace: as for powder sim (see powder sim --help).\n");
     else if (!strcmp(cmd, "sim"))
         printf("usage: powder sim scene.json [--frames SPEC] [--threads N] [--quiet] [--force]\n"
@@ -102,7 +105,8 @@ static void command_help(const char *cmd)
         printf("usage: powder render scene.json [--look other.json] [--frames SPEC] [--threads N]\n"
                "                    [--quiet] [--resume] [--png] [--half|--float]\n"
                "                    [--output DIR] [--caches DIR] [--spp N] [--resolution WxH]\n"
-               "                    [--seed S] [--view NAME] [--view-look NAME]\n\n"
+               "                    [--seed S] [--view NAME] [--view-look NAME]\n"
+               "                    [--denoise|--no-denoise]\n\n"
                "Renders existing caches to EXR frames. --look changes camera, lights, medium,\n"
                "surfaces or render settings from another file (a file with only a \"render\"\n"
                "section is enough); its frames go to a subdirectory named after the look file\n"
@@ -112,20 +116,23 @@ static void command_help(const char *cmd)
                "Every frame's cache is checked before anything is written. --resume skips\n"
                "frames whose EXR reads back and was made with the same settings. --half/--float\n"
                "store the beauty RGBA as half or float (depth.Z is always float). --spp,\n"
-               "--resolution and --seed replace the render settings (after the look's).\n"
+               "--resolution, --seed and --denoise/--no-denoise replace the render settings\n"
+               "(after the look's); denoised, the EXR's RGBA is filtered and its noisy layer\n"
+               "is not.\n"
                "--view and --view-look choose the PNGs' view transform (see powder png --help).\n");
     else if (!strcmp(cmd, "turntable"))
         printf("usage: powder turntable scene.json [--frame N] [--steps K] [--radius M]\n"
                "                       [--elevation DEG] [--spp N] [--resolution WxH]\n"
                "                       [--output DIR] [--caches DIR] [--threads N] [--quiet]\n"
-               "                       [--view NAME] [--view-look NAME]\n\n"
+               "                       [--view NAME] [--view-look NAME] [--no-denoise]\n\n"
                "Orbits the camera around the snow of one cached frame in K steps (default 36;\n"
                "the last stops one step short of 360 degrees so the loop is seamless), writing\n"
                "EXR frames and a PNG contact sheet. The frame is --frame N, else the last frame\n"
                "that has a cache of the scene's simulation (so a shot simulated part of the\n"
-               "way turns around its newest frame). Preview defaults: 320x180, 16 spp. --view\n"
-               "and --view-look choose the contact sheet's view transform (see powder png\n"
-               "--help).\n");
+               "way turns around its newest frame). Preview defaults: 320x180, 16 spp,\n"
+               "denoised (--no-denoise: not; the EXRs keep the unfiltered image as their noisy\n"
+               "layer). --view and --view-look choose the contact sheet's view transform (see\n"
+               "powder png --help).\n");
     else if (!strcmp(cmd, "info"))
         printf("usage: powder info FILE [--threads N] [--quiet]\n\n"
                "Prints a cache file's header, its attributes with types and sizes, and the\n"
@@ -164,16 +171,19 @@ typedef struct {
 
 static const command_spec command_table[] = {
     {"run", " --frames= --threads= --quiet --force --replace --png --half --float --output="
-            " --max-memory= --spp= --resolution= --seed= --view= --view-look= ", 1,
+            " --max-memory= --spp= --resolution= --seed= --view= --view-look= --denoise"
+            " --no-denoise ", 1,
      "at most one scene file"},
     {"sim", " --frames= --threads= --quiet --force --replace --resume --output= --max-memory= ",
      1,
      "one scene file"},
     {"render", " --look= --frames= --threads= --quiet --resume --png --half --float --output="
-               " --spp= --resolution= --seed= --caches= --view= --view-look= ", 1,
+               " --spp= --resolution= --seed= --caches= --view= --view-look= --denoise"
+               " --no-denoise ", 1,
      "one scene file"},
     {"turntable", " --frame= --steps= --radius= --elevation= --spp= --resolution= --output="
-                  " --threads= --quiet --half --float --caches= --view= --view-look= ", 1,
+                  " --threads= --quiet --half --float --caches= --view= --view-look= --denoise"
+                  " --no-denoise ", 1,
      "one scene file"},
     {"info", " --threads= --quiet ", 1, "one cache file"},
     {"png", " --exposure= --view= --view-look= --mask= --threads= --quiet ", -1, "EXR files"},
@@ -216,6 +226,13 @@ static int parse_options(int argc, char **argv, options *o)
                 return 0;
             }
             o->beauty = name[2];
+        } else if (!strcmp(name, "--denoise") || !strcmp(name, "--no-denoise")) {
+            int want = name[2] == 'd' ? 'y' : 'n';
+            if (o->denoise && o->denoise != want) {
+                pw_cli_usage_error(cmd, "--denoise and --no-denoise exclude each other: give one");
+                return 0;
+            }
+            o->denoise = want;
         } else if (!strcmp(name, "--frames")) o->frames = value;
         else if (!strcmp(name, "--look")) o->look = value;
         else if (!strcmp(name, "--output")) o->output = value;
@@ -337,10 +354,12 @@ static int check_memory(const options *o, const pw_scene *sc)
     return 0;
 }
 
-/* --spp, --resolution, --seed: the command line has the last word on render settings. */
+/* --spp, --resolution, --seed, --denoise: the command line has the last word on render
+ * settings. */
 static void apply_render_overrides(const options *o, pw_scene *sc)
 {
     if (o->spp) sc->render.spp = o->spp;
+    if (o->denoise) sc->render.denoise = o->denoise == 'y';
     if (o->width_px) {
         sc->camera.width_px = o->width_px;
         sc->camera.height_px = o->height_px;
@@ -520,6 +539,9 @@ static int cmd_turntable(const options *o, pw_scene *sc, int unused)
     t.width_px = o->width_px ? o->width_px : 320;
     t.height_px = o->height_px ? o->height_px : 180;
     t.spp = o->spp ? o->spp : 16;
+    /* a turntable is a preview: denoised unless asked otherwise, or one sample gives no
+     * variance to denoise by */
+    sc->render.denoise = o->denoise ? o->denoise == 'y' : t.spp >= 2;
     if (t.frame < sc->frame_start || t.frame > sc->frame_end) {
         pw_cli_usage_error("turntable", "--frame %d outside the shot's %d-%d", t.frame,
                            sc->frame_start, sc->frame_end);

@@ -243,7 +243,8 @@ static void store_render_json(json_t *render, pw_scene *s)
     /* The render hash's share: the settings the command line cannot override, in one
      * spelling. The overridable ones enter pw_scene_render_hash as their final values,
      * and the preview exposure changes only the PNG. */
-    static const char *const outside[] = {"spp", "seed", "resolution", "beauty", "png_exposure"};
+    static const char *const outside[] = {"spp",          "seed",   "resolution", "beauty",
+                                          "png_exposure", "denoise"};
     for (size_t k = 0; k < sizeof outside / sizeof *outside; k++)
         json_object_del(copy, outside[k]);
     text = json_dumps(copy, JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(17));
@@ -255,10 +256,13 @@ static void store_render_json(json_t *render, pw_scene *s)
 uint64_t pw_scene_render_hash(const pw_scene *sc)
 {
     char text[160];
-    int n = snprintf(text, sizeof text, "%016llx %d %dx%d %llu %d",
+    /* " denoised" only when on, so frames rendered before the setting existed stay
+     * current */
+    int n = snprintf(text, sizeof text, "%016llx %d %dx%d %llu %d%s",
                      (unsigned long long)sc->render_text_hash, sc->render.spp,
                      sc->camera.width_px, sc->camera.height_px,
-                     (unsigned long long)sc->render.seed, sc->exr_float);
+                     (unsigned long long)sc->render.seed, sc->exr_float,
+                     sc->render.denoise ? " denoised" : "");
     return fnv1a64(text, (size_t)n);
 }
 

@@ -11,7 +11,7 @@ static const char *const keys_render[] = {
     "camera",  "resolution",  "spp",    "max_depth", "rr_start_depth", "seed",
     "subdiv",  "raster", "detail", "aovs",        "compression", "beauty", "png_exposure",
     "medium",  "lights",  "surfaces",    "draw_colliders", "collider_color", "background",
-    "noise_target", "noise_min_spp", NULL};
+    "noise_target", "noise_min_spp", "denoise", NULL};
 static const char *const keys_camera[] = {
     "eye", "target", "up", "fov_deg", "f_number", "aperture_radius", "sensor_height_mm",
     "focus_distance", "shutter", "shutter_samples", "motion", NULL};
@@ -432,6 +432,7 @@ pw_status sc_render(const sc_ctx *c, json_t *render, pw_scene *s)
         (rc = sc_int(c, render, "render", "noise_min_spp", 0, 16, 2, 1 << 20,
                      "the samples before a pixel's error is judged", &min_spp)) != PW_OK ||
         (rc = parse_aovs(c, render, r)) != PW_OK ||
+        (rc = sc_bool(c, render, "render", "denoise", 0, &r->denoise)) != PW_OK ||
         (rc = sc_enum(c, render, "render", "compression", 0, compressions,
                       &s->exr_compression)) != PW_OK ||
         (rc = sc_enum(c, render, "render", "beauty", 0, beauties, &s->exr_float)) != PW_OK ||
@@ -447,6 +448,9 @@ pw_status sc_render(const sc_ctx *c, json_t *render, pw_scene *s)
                       &s->collider_color)) != PW_OK)
         return rc;
     r->spp = (int)spp;
+    if (r->denoise && spp < 2)
+        return sc_fail(c, "render.denoise", "needs spp >= 2, the variance it denoises by takes "
+                       "two samples (spp is %lld)", spp);
     r->noise_min_spp = (int)min_spp;
     r->max_depth = (int)max_depth;
     r->rr_start_depth = (int)rr;

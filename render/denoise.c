@@ -28,8 +28,8 @@
 /* Guards the colour distance's denominator where both variances are 0 (a noiseless
  * region: any difference then counts as a real one). */
 #define VAR_EPS 1e-12
-/* A pair's colour term is capped here: one such pixel in a 7 x 7 patch already puts the
- * weight below e^-200, and the cap keeps the rows' running sums (which add a term and
+/* A pair's colour term is capped here: one such pixel in a 7 x 7 patch (the largest
+ * sensible; the default is 3 x 3) already puts the weight below e^-200, and the cap keeps the rows' running sums (which add a term and
  * later subtract it) free of the rounding a term of 1e20 would leave behind. */
 #define TERM_CAP 1e4
 /* Rows a thread filters at a time: each block recomputes the row sums of the patch's
@@ -237,8 +237,8 @@ static void block_offset(const dn_ctx *c, int y0, int y1, int r0, int r1, int ox
 void pw_denoise_params_default(pw_denoise_params *p)
 {
     p->radius = 6;
-    p->patch = 3;
-    p->k_color = 0.7;
+    p->patch = 1;
+    p->k_color = 0.5;
     p->sigma_albedo = 0.05;
     p->sigma_normal = 0.5;
     p->sigma_depth = 0.1;

@@ -37,8 +37,8 @@ typedef struct {
 
 typedef struct {
     int radius;          /* search window half-width [px] (6); 0 returns the input */
-    int patch;           /* patch half-width [px] (3) */
-    double k_color;      /* colour weight's tolerance in standard deviations (0.7) */
+    int patch;           /* patch half-width [px] (1) */
+    double k_color;      /* colour weight's tolerance in standard deviations (0.5) */
     double sigma_albedo; /* albedo difference [-] at which a weight falls to 1/e (0.05) */
     double sigma_normal; /* normal difference (chord length) for 1/e (0.5) */
     double sigma_depth;  /* relative depth difference for 1/e (0.1) */
