@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "hessian.h"
@@ -23,10 +24,15 @@
 /* Thread contention (mpm_internal.h): judged only on steps of at least this many
  * particles (shorter steps time too noisily), a step with CPU time below this fraction
  * of threads x elapsed counts as contended (a free machine measures ~0.95, spinning
- * at barriers included; a contended one 0.5-0.65), and one-thread stretches last
+ * at barriers included; a contended one 0.5-0.65) when other tasks also preempted its
+ * threads at least this often a second of the step (steps short of CPU measured 53-280
+ * preemptions/s; a step short of it for a reason outside the machine's scheduler, a
+ * virtual machine's stolen time or a thread asleep through a serial stretch, is not
+ * preempted, and one thread would not be faster there), and one-thread stretches last
  * from the first to the last back-off [steps], doubling while contention lasts. */
 #define CONTENTION_MIN_PARTICLES 50000
 #define CONTENTION_EFFICIENCY 0.8
+#define CONTENTION_PREEMPTIONS_PER_S 40.0
 #define CONTENTION_BACKOFF_FIRST 16
 #define CONTENTION_BACKOFF_MAX 1024
 
@@ -307,6 +313,14 @@ static clock_pair clock_now(void)
     return r;
 }
 
+/* The process's involuntary context switches so far: its threads preempted by other
+ * runnable tasks (0 where the system does not count them: never contended). */
+static long preemptions_now(void)
+{
+    struct rusage ru;
+    return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_nivcsw : 0;
+}
+
 /* Charges the time since *t to phase and restarts *t. */
 static void phase_end(pw_sim *s, clock_pair *t, int phase)
 {
@@ -349,12 +363,19 @@ pw_status pw_mpm_begin_step(pw_sim *s, pw_error *err)
     return rc;
 }
 
-/* Updates the contention state from a step that took (wall, cpu) on s->threads. */
-static void judge_contention(pw_sim *s, clock_pair start, clock_pair end)
+int pw_mpm_step_contended(double wall, double cpu, int threads, long preemptions)
+{
+    return cpu < CONTENTION_EFFICIENCY * wall * threads &&
+           preemptions >= CONTENTION_PREEMPTIONS_PER_S * wall;
+}
+
+/* Updates the contention state from a step that took (wall, cpu) on s->threads, its
+ * threads preempted `preemptions` times. */
+static void judge_contention(pw_sim *s, clock_pair start, clock_pair end, long preemptions)
 {
     if (s->threads < 2 || s->pt.n < CONTENTION_MIN_PARTICLES) return;
     double wall = end.wall - start.wall, cpu = end.cpu - start.cpu;
-    if (cpu >= CONTENTION_EFFICIENCY * wall * s->threads) {
+    if (!pw_mpm_step_contended(wall, cpu, s->threads, preemptions)) {
         s->contended_backoff = CONTENTION_BACKOFF_FIRST;
         return;
     }
@@ -546,6 +567,7 @@ static pw_status substep(pw_sim *s, double dt_try, pw_dt_bound bound, double *dt
     double dt = dt_try;
     s->t_step_end = s->t + dt;
     clock_pair tp = clock_now(), t_start = tp;
+    long preempted_before = preemptions_now();
     pw_status rc = pw_mpm_begin_step(s, err);
     if (rc != PW_OK) return rc;
     phase_end(s, &tp, PW_PHASE_REBUILD);
@@ -587,7 +609,7 @@ static pw_status substep(pw_sim *s, double dt_try, pw_dt_bound bound, double *dt
     particle_collide(s, s->t + dt);                   /* 9. sec. 8 on particles          */
     int nonfinite = advect(s, dt);                    /* 10. x += dt v                   */
     phase_end(s, &tp, PW_PHASE_G2P);
-    judge_contention(s, t_start, tp);
+    judge_contention(s, t_start, tp, preemptions_now() - preempted_before);
     log_step(s, dt, bound, retakes > 0 || as_retaken);
     s->steps++;
     s->dt_last = dt;

@@ -195,8 +195,9 @@ struct pw_sim {
      * step's few hundred barriers waits a scheduler time slice for its partner, and two
      * threads run many times slower than one (sim/docs/step-speed.md, "Figures behind
      * the code's comments"). A step whose CPU time falls far short of threads x
-     * elapsed marks the machine contended: the next steps use one thread, and more are
-     * tried again after a back-off. */
+     * elapsed while other tasks preempted its threads (pw_mpm_step_contended) marks the
+     * machine contended: the next steps use one thread, and more are tried again after a
+     * back-off. */
     int contended_steps;        /* steps left on one thread                              */
     int contended_backoff;      /* length of the next such stretch [steps]              */
     uint64_t contended_total;   /* steps run on one thread for contention (benchmark)    */
@@ -339,6 +340,12 @@ pw_status pw_mpm_reserve_stepped(pw_sim *s, size_t count, pw_error *err);
 /* Sizes the step scratch, sorts particles, rebuilds the grid and the stencil places of x^n:
  * what every step does before step 1 (tests call it to run single steps). */
 pw_status pw_mpm_begin_step(pw_sim *s, pw_error *err);
+
+/* 1 when a step that took `wall` seconds and `cpu` seconds of the process's CPU on
+ * `threads` threads, which other tasks preempted `preemptions` times, was short of CPU
+ * because of them (the contention fields of struct pw_sim): its CPU below 0.8 of
+ * threads x wall, and at least 40 preemptions a second. */
+int pw_mpm_step_contended(double wall, double cpu, int threads, long preemptions);
 
 /* The steps themselves: transfer.h, hessian.h, solver.h; the loops: loops.h. */
 
