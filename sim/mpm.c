@@ -356,8 +356,10 @@ pw_status pw_mpm_begin_step(pw_sim *s, pw_error *err)
     useful = s->n_step / s->particles_per_thread + 1;
     if (useful < (size_t)s->threads) s->threads = (int)useful;
     rc = reserve_step(s, err);
-    if (rc == PW_OK) rc = pw_mpm_reserve_stepped(s, s->n_step, err);
-    if (rc == PW_OK) rc = pw_mpm_rebuild_grid(s, err); /* sort by block, stencil places of x^n */
+    size_t staging = 0; /* the reorder's, in K's elements */
+    if (rc == PW_OK) rc = pw_mpm_sort(s, &staging, err); /* by block: the grid, the order */
+    if (rc == PW_OK) rc = pw_mpm_reserve_stepped(s, staging > s->n_step ? staging : s->n_step, err);
+    if (rc == PW_OK) pw_mpm_reorder(s); /* the particles in that order, stencil places of x^n */
     if (rc == PW_OK) rc = pw_rest_hold_nodes(s, err); /* nodes resting snow holds still */
     if (rc == PW_OK) rc = reserve_solve(s, err);
     return rc;

@@ -218,6 +218,7 @@ struct pw_sim {
     size_t cap_held;
     pw_reorder_task *reorder_tasks; /* the spans the particle reorder copies (transfer.c) */
     size_t cap_reorder_tasks;
+    size_t n_reorder_tasks;         /* of this step's sort (pw_mpm_sort) */
     uint64_t *wake_keys;        /* blocks near moving snow (rest.c scratch)             */
     size_t cap_wake;
     uint64_t particle_steps, particle_steps_all; /* taken, and of stepping every one   */
@@ -298,8 +299,9 @@ struct pw_sim {
 /* The reorder's staging area at the start of a step: K's storage, whose contents die
  * with the step that formed them (K is formed after the reorder, by
  * pw_mpm_prepare_stress). The reorder stages only the places the permutation moves,
- * packed (pw_reorder_task.at), and grows K to hold them (pw_mpm_reserve_stepped), so a
- * mostly resting field needs no staging for its resting snow. */
+ * packed (pw_reorder_task.at); the step sizes K for them before the reorder (pw_mpm_sort
+ * says how many, pw_mpm_begin_step reserves), so the reorder never calls back into the
+ * step, and a mostly resting field needs no staging for its resting snow. */
 #define PW_REORDER_ELEMENT_MAX sizeof(pw_svd3_packed) /* the largest element reordered */
 static inline void *pw_step_reorder_scratch(pw_sim *s)
 {

@@ -103,16 +103,12 @@ static pw_status reorder_spans(pw_sim *s, size_t n, size_t *count, size_t *moved
     return PW_OK;
 }
 
-static pw_status reorder_particles(pw_sim *s, pw_error *err)
+/* Moves every particle field into the sort's order, through K's storage as staging. */
+static void reorder_particles(pw_sim *s)
 {
     pw_particles *pt = &s->pt;
-    size_t n_tasks = 0, moved = 0;
-    pw_status rc = reorder_spans(s, pt->n, &n_tasks, &moved, err);
-    if (rc != PW_OK || n_tasks == 0) return rc;
-    /* the staging, in K's elements (never fewer than the step needs for its own K) */
-    size_t stage = (moved * PW_REORDER_ELEMENT_MAX + sizeof *s->K - 1) / sizeof *s->K;
-    rc = pw_mpm_reserve_stepped(s, stage > s->n_step ? stage : s->n_step, err);
-    if (rc != PW_OK) return rc;
+    size_t n_tasks = s->n_reorder_tasks;
+    if (n_tasks == 0) return;
     const pw_reorder_task *tasks = s->reorder_tasks;
     for (int f = 0; f < pw_particle_field_count; f++) {
         const pw_particle_field *fd = &pw_particle_fields[f];
@@ -121,7 +117,6 @@ static pw_status reorder_particles(pw_sim *s, pw_error *err)
                 n_tasks);
     }
     if (s->fe_svd_valid) reorder(s, s->fe_svd, sizeof *s->fe_svd, s->perm, tasks, n_tasks);
-    return PW_OK;
 }
 
 /* Each particle of one home block: its place in its stencil at x^n. */
@@ -152,7 +147,7 @@ static void place_home(const pw_sim *s, uint32_t home, void *ctx)
     }
 }
 
-pw_status pw_mpm_rebuild_grid(pw_sim *s, pw_error *err)
+pw_status pw_mpm_sort(pw_sim *s, size_t *staging, pw_error *err)
 {
     pw_particles *pt = &s->pt;
     pw_status rc = pw_grid_build(&s->grid, pt->n, pt->x, pt->rests ? s->resting : NULL,
@@ -160,10 +155,17 @@ pw_status pw_mpm_rebuild_grid(pw_sim *s, pw_error *err)
                                  s->threads, err);
     if (rc != PW_OK) return rc;
     s->rest_tail = s->n_step; /* the resting tail, and its keys in grid.pkey */
-    rc = reorder_particles(s, err);
+    size_t moved = 0;
+    rc = reorder_spans(s, pt->n, &s->n_reorder_tasks, &moved, err);
     if (rc != PW_OK) return rc;
-    pw_mpm_for_homes(s, place_home, NULL); /* once per step */
+    *staging = (moved * PW_REORDER_ELEMENT_MAX + sizeof *s->K - 1) / sizeof *s->K;
     return PW_OK;
+}
+
+void pw_mpm_reorder(pw_sim *s)
+{
+    reorder_particles(s);
+    pw_mpm_for_homes(s, place_home, NULL); /* once per step */
 }
 
 /* ---- 1. P2G ------------------------------------------------------------------ */

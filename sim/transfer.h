@@ -5,8 +5,12 @@
 
 #include "mpm_internal.h"
 
-/* Sorts particles by block, rebuilds the grid, fills s->ps. */
-pw_status pw_mpm_rebuild_grid(pw_sim *s, pw_error *err);
+/* The step's particle order: sorts the particles by block (s->perm), rebuilds the grid
+ * and plans the reorder; *staging gets the K elements the reorder borrows as staging
+ * (the caller holds K that large: pw_mpm_reserve_stepped). */
+pw_status pw_mpm_sort(pw_sim *s, size_t *staging, pw_error *err);
+/* Moves the particles into the sorted order and fills s->ps, their stencil places. */
+void pw_mpm_reorder(pw_sim *s);
 /* 1. P2G: m_i and v_i (normalised momentum, with APIC's affine term); v_old = v. */
 void pw_mpm_p2g(pw_sim *s);
 /* 2. rho_p^0 = sum_i m_i w_ip / h^3, V0 = m_p / rho_p^0 for particles with V0 = 0, m_i
