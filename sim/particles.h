@@ -1,6 +1,6 @@
 /* particles.h — the per-particle fields of the solver, listed once (internal to sim/).
  *
- * pw_particles (mpm_internal.h) holds one array per field. The table below names each
+ * pw_particles (below) holds one array per field. The table below names each
  * field's cache attribute, scalar type and components, and where the seeder supplies
  * it; reserve, free, the sort's reorder, adding seeded particles, save and load all
  * loop over it. A new per-particle field is its member in pw_particles (and in
@@ -11,8 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "material.h"
 #include "pw_cache.h"
 #include "pw_error.h"
+#include "pw_math.h"
 
 typedef struct pw_particles pw_particles;
 typedef struct pw_seeded pw_seeded;
@@ -74,5 +76,50 @@ pw_status pw_particles_reserve(pw_particles *pt, size_t cap, pw_error *err);
 
 /* Frees every array of pt and zeroes it. */
 void pw_particles_free(pw_particles *pt);
+
+/* Particle state, structure of arrays (all n entries); the fields are listed once, in
+ * particles.c, for everything that handles them as a set. */
+struct pw_particles {
+    size_t n, cap;
+    int apic;         /* the fields marked apic_only are held (else NULL, not saved) */
+    vec3 *x;          /* [m]                                        */
+    vec3 *v;          /* [m/s]                                      */
+    double *m;        /* [kg]                                       */
+    double *V0;       /* [m^3] initial volume (0 until initialised) */
+    mat3 *Fe, *Fp;    /* elastic and plastic deformation gradients  */
+    mat3 *C;          /* [1/s] APIC affine velocity                 */
+    double *mu0, *lambda0;  /* [Pa]                                 */
+    double *xi, *theta_c, *theta_s, *Jp_min, *Jp_max; /* [-]        */
+    double *Jp_floor; /* [-] least J_P plastic compaction reaches (0 = none) */
+    uint32_t *id;     /* index in the order of addition             */
+    int rests;        /* snow may rest: `rest` is held                */
+    uint32_t *rest;   /* steps at rest in a row (rest.c)             */
+    int layered;      /* a layered body was added: `layer` is held    */
+    uint32_t *layer;  /* seeded layer, 1 = top, 0 = body material (seed.h); only
+                         measured (pw_stats.h), the step never reads it */
+    int laws;         /* a body of one of the optional laws was added: the fields
+                         below are held (sim/docs/durable-snow.md)                 */
+    uint32_t *law;    /* PW_LAW_* bits (material.h)                                  */
+    double *friction_angle; /* [rad] Drucker-Prager                                 */
+    double *cohesion; /* [Pa] of intact snow; durability scales it                  */
+    double *durability_rate; /* [-] per unit plastic stretch                        */
+    double *durability; /* [-] 1 intact, falls to 0, never rises                    */
+    double *rho_rest; /* [kg/m^3] rho |det Fe| measured on the grid (0: not yet)     */
+    /* Bodies: the particles of one pw_sim_add_particles call, ids [body_start[b],
+     * body_start[b + 1]) (the last to n). A particle's first rest volume counts only
+     * its own body's mass (transfer.c, step 2). */
+    uint32_t *body_start;
+    size_t n_bodies, cap_bodies;
+};
+
+/* J_P as eq. 2's hardening reads it, clamped to the particle's [Jp_min, Jp_max]: det Fp,
+ * or under density hardening rho0 / rho_rest, the seeded density over the rest density
+ * measured on the grid (Gissler et al. 2020, eq. 21-23; sim/docs/durable-snow.md) once
+ * it has been measured. */
+static inline double pw_particle_Jp(const pw_particles *pt, size_t p)
+{
+    return pw_law_Jp(pt->laws ? pt->law[p] : PW_LAW_CLAMP, m3_det(pt->Fp[p]), pt->m[p],
+                     pt->V0[p], pt->laws ? pt->rho_rest[p] : 0, pt->Jp_min[p], pt->Jp_max[p]);
+}
 
 #endif
