@@ -241,11 +241,7 @@ int pw_plasticity_update_from_svd(const mat3 *Fe_hat_in, const mat3 *Fp_in, doub
                                     NULL);
 }
 
-double pw_drucker_prager_alpha(double phi)
-{
-    double sp = sin(phi);
-    return sqrt(2.0 / 3.0) * 2.0 * sp / (3.0 - sp);
-}
+double pw_drucker_prager_alpha(double phi) { return pw_drucker_prager_alpha_of_sin(sin(phi)); }
 
 /* log|x| and back, with |x| held above this so an element crushed to a point has a
  * finite strain (the cone then pushes it back towards its apex) */

@@ -124,6 +124,11 @@ int pw_plasticity_update_from_svd(const mat3 *Fe_hat, const mat3 *Fp, double the
  * friction angle phi [rad]: the cone ||dev tau|| <= -alpha tr tau that meets the
  * Mohr-Coulomb pyramid of angle phi along its compression meridian. */
 double pw_drucker_prager_alpha(double phi);
+/* The same from sin(phi), for a caller that has it. */
+static inline double pw_drucker_prager_alpha_of_sin(double sin_phi)
+{
+    return sqrt(2.0 / 3.0) * 2.0 * sin_phi / (3.0 - sin_phi);
+}
 
 /* The Drucker-Prager return mapping on the Hencky strain eps = log|s| of the singular
  * values s of a trial Fe, for moduli mu > 0, lambda (the hardened ones) and friction

@@ -421,24 +421,26 @@ typedef struct {
 } deformation_ctx;
 
 /* Particle p's plastic law (constitutive.h) at the start of the step: the 2013 clamp, or
- * its own law with the moduli hardened as the step's stress was, and the cone's apex from
- * the cohesion left by its durability. */
-static pw_plastic_law law_of(const pw_particles *pt, size_t p)
+ * its own law with the moduli hardened as the step's stress was (s->stress, formed from
+ * the J_P of the step's start: under density hardening the rest density this step
+ * measures reaches the moduli at the next step, as det Fp's change does), and the
+ * apex from the cohesion left by its durability. */
+static pw_plastic_law law_of(const pw_sim *s, size_t p)
 {
+    const pw_particles *pt = &s->pt;
     pw_plastic_law L = {1, pt->theta_c[p], pt->theta_s[p], pt->Jp_floor[p], 0, 0, 0, 0, 0};
     if (!pt->laws) return L;
     uint32_t law = pt->law[p];
     L.clamp = (law & PW_LAW_CLAMP) != 0;
     if (law & PW_LAW_FRICTION) {
-        double hard = pw_hardening(pt->xi[p], pw_particle_Jp(pt, p));
-        double phi = pt->friction_angle[p];
-        L.mu = pt->mu0[p] * hard;
-        L.lambda = pt->lambda0[p] * hard;
+        double phi = pt->friction_angle[p], sin_phi = sin(phi);
+        L.mu = s->stress[p].mu;
+        L.lambda = s->stress[p].lambda;
         if (law & PW_LAW_DRUCKER_PRAGER)
-            L.alpha = pw_drucker_prager_alpha(phi);
+            L.alpha = pw_drucker_prager_alpha_of_sin(sin_phi);
         else
-            L.mc_sin_phi = sin(phi);
-        L.apex = pt->durability[p] * pt->cohesion[p] * (cos(phi) / sin(phi)) /
+            L.mc_sin_phi = sin_phi;
+        L.apex = pt->durability[p] * pt->cohesion[p] * (cos(phi) / sin_phi) /
                  (3 * L.lambda + 2 * L.mu);
     }
     return L;
@@ -486,7 +488,7 @@ BOX_CLONES static void deformation_home(const pw_sim *s, uint32_t home, void *ct
         int done[PW_SVD_BATCH];
         for (int k = 0; k < n; k++) {
             size_t p = p0 + (size_t)k;
-            const pw_plastic_law law = law_of(pt, p);
+            const pw_plastic_law law = law_of(s, p);
             double stretch = 0;
             done[k] = pw_plasticity_update_law(&Fe_hat[k], &pt->Fp[p], &law,
                                                ok[k] ? &warm[k] : NULL, &pt->Fe[p], &pt->Fp[p],
