@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "pw_sim.h"
 #include "seed.h"
 
@@ -223,6 +224,48 @@ static inline double heap_cut(int plasticity, double phi, double f, double Hc, d
            t_end, heap_vmax(s));
     pw_sim_destroy(s);
     return (face - face0) / H;
+}
+
+/* A cone of cohesionless snow under `plasticity`, friction angle phi [deg], radius 0.1 m,
+ * h 0.01 m, seeded at `slope` [deg] and run to t_end: its flank's fitted slope and its top
+ * at the start and at the end (printed). */
+typedef struct {
+    double slope0, slope, top0, top;
+} heap_cone_result;
+
+static inline heap_cone_result heap_cone(int plasticity, double phi, double slope, double t_end)
+{
+    const double h = 0.01;
+    pw_material m = heap_material(plasticity, phi, 0, 0);
+    heap_shape c = {.R = 0.1, .slope = slope};
+    pw_sim *s = heap_make(h, &c, &m);
+    heap_cone_result r;
+    r.slope0 = heap_slope(s, &c, h, &r.top0);
+    heap_advance(s, t_end);
+    r.slope = heap_slope(s, &c, h, &r.top);
+    printf("%s, phi %.0f, cone %.0f deg: flank %.2f deg at the start, %.2f at %.2f s; top "
+           "%.4f -> %.4f m; fastest %.4f m/s\n", pw_plasticity_names[plasticity], phi, slope,
+           r.slope0, r.slope, t_end, r.top0, r.top, heap_vmax(s));
+    pw_sim_destroy(s);
+    return r;
+}
+
+/* Checks a cone of heap_cone: standing, the flank within 1.5 degrees of the seeded slope
+ * (the fit reads a seeded cone within 0.75) and the top within 3 % of its height at the
+ * start; else sinking, the top below `fallen` of it. */
+static inline void heap_cone_check(int plasticity, double phi, double slope, double t_end,
+                                   int stands, double fallen)
+{
+    heap_cone_result r = heap_cone(plasticity, phi, slope, t_end);
+    if (stands) {
+        CHECK(fabs(r.slope - slope) <= 1.5, "phi %.0f: the %.0f-degree cone's flank went to %.2f",
+              phi, slope, r.slope);
+        CHECK(r.top >= 0.97 * r.top0, "phi %.0f: the %.0f-degree cone's top fell from %.4f to %.4f",
+              phi, slope, r.top0, r.top);
+    } else {
+        CHECK(r.top < fallen * r.top0, "phi %.0f: the %.0f-degree cone stood (top %.4f -> %.4f)",
+              phi, slope, r.top0, r.top);
+    }
 }
 
 #endif

@@ -14,27 +14,7 @@
 
 static void cone(double phi, double slope, int stands)
 {
-    const double h = 0.01;
-    pw_material m = heap_material(PW_PLASTICITY_DRUCKER_PRAGER, phi, 0, 0);
-    heap_shape c = {.R = 0.1, .slope = slope};
-    pw_sim *s = heap_make(h, &c, &m);
-    double top0 = 0, top = 0;
-    double slope0 = heap_slope(s, &c, h, &top0);
-    heap_advance(s, 0.5);
-    double fitted = heap_slope(s, &c, h, &top);
-    printf("phi %.0f, cone %.0f deg: flank %.2f deg at the start, %.2f at 0.5 s; top %.4f -> "
-           "%.4f m; fastest %.4f m/s\n",
-           phi, slope, slope0, fitted, top0, top, heap_vmax(s));
-    if (stands) {
-        CHECK(fabs(fitted - slope) <= 1.5, "phi %.0f: the %.0f-degree cone's flank went to %.2f", phi,
-              slope, fitted);
-        CHECK(top >= 0.97 * top0, "phi %.0f: the %.0f-degree cone's top fell from %.4f to %.4f", phi,
-              slope, top0, top);
-    } else {
-        CHECK(top < 0.8 * top0, "phi %.0f: the %.0f-degree cone stood (top %.4f -> %.4f)", phi,
-              slope, top0, top);
-    }
-    pw_sim_destroy(s);
+    heap_cone_check(PW_PLASTICITY_DRUCKER_PRAGER, phi, slope, 0.5, stands, 0.8);
 }
 
 int main(void)
