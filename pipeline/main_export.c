@@ -144,7 +144,7 @@ static const char *const help_text =
     "       FloatGrid named 'density' [kg/m^3]; voxel (i,j,k) is centred at (i,j,k)*h\n"
     "  ply  the particles as binary little-endian PLY: x y z [m], vx vy vz [m/s],\n"
     "       density [kg/m^3] = m / (V0 det(Fe) Jp), jp = det(Fp)\n"
-    "Snow of a material with a durability (its plasticity a Drucker-Prager law) adds\n"
+    "Snow of a material with a durability (a plasticity with friction) adds\n"
     "its durability [-] (1 intact, 0 broken): a PLY property 'durability', and a VDB\n"
     "grid 'durability' on the density's voxels, the mass-weighted mean there.\n"
     "World space of the scene, Y up, metres. Caches come from `powder sim`; the files go\n"
