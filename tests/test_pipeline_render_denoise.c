@@ -11,23 +11,13 @@
 
 #include "check.h"
 #include "exr.h"
+#include "exr_channels.h"
 #include "pipeline_fixture.h"
 
 /* How many of the noisy.R/G/B/A channels path has as half floats. */
 static int noisy_channels(const char *path)
 {
-    exr_context_t ctx = NULL;
-    exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
-    const exr_attr_chlist_t *cl = NULL;
-    int found = 0;
-    if (exr_start_read(&ctx, path, &init) == EXR_ERR_SUCCESS &&
-        exr_get_channels(ctx, 0, &cl) == EXR_ERR_SUCCESS && cl)
-        for (int k = 0; k < cl->num_channels; k++)
-            found += !strncmp(cl->entries[k].name.str, "noisy.", 6) &&
-                     strchr("RGBA", cl->entries[k].name.str[6]) &&
-                     cl->entries[k].pixel_type == EXR_PIXEL_HALF;
-    exr_finish(&ctx);
-    return found;
+    return exr_channels_count(path, exr_noisy_channels, EXR_PIXEL_HALF);
 }
 
 int main(void)

@@ -26,6 +26,7 @@
 
 #include "check.h"
 #include "exr.h"
+#include "exr_channels.h"
 #include "pw_render.h"
 #include "surfaces.h"
 
@@ -177,17 +178,8 @@ int main(void)
         char path[1024];
         snprintf(path, sizeof path, "%s/adaptive_noise_aov.exr", POWDER_TEST_TMP);
         CHECK(pw_exr_write(path, &ad1, NULL, &err) == PW_OK, "write: %s", err.msg);
-        exr_context_t ctx = NULL;
-        exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
-        const exr_attr_chlist_t *cl = NULL;
-        int found = 0;
-        if (exr_start_read(&ctx, path, &init) == EXR_ERR_SUCCESS &&
-            exr_get_channels(ctx, 0, &cl) == EXR_ERR_SUCCESS && cl)
-            for (int k = 0; k < cl->num_channels; k++)
-                found += (!strcmp(cl->entries[k].name.str, "noise.samples") ||
-                          !strcmp(cl->entries[k].name.str, "noise.variance")) &&
-                         cl->entries[k].pixel_type == EXR_PIXEL_FLOAT;
-        exr_finish(&ctx);
+        static const char *const noise[] = {"noise.samples", "noise.variance", NULL};
+        int found = exr_channels_count(path, noise, EXR_PIXEL_FLOAT);
         CHECK(found == 2, "the EXR has %d of the two noise layers", found);
     }
 

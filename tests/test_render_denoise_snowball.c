@@ -25,6 +25,7 @@
 
 #include "check.h"
 #include "exr.h"
+#include "exr_channels.h"
 #include "pw_render.h"
 #include "scene.h"
 #include "seed.h"
@@ -198,17 +199,7 @@ int main(void)
     if (rc == PW_OK)
         CHECK(memcmp(back, img16.rgba, 4 * NPIX * sizeof(float)) == 0, "RGBA is not the filtered");
     free(back);
-    exr_context_t ctx = NULL;
-    exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
-    const exr_attr_chlist_t *cl = NULL;
-    int found = 0;
-    if (exr_start_read(&ctx, path, &init) == EXR_ERR_SUCCESS &&
-        exr_get_channels(ctx, 0, &cl) == EXR_ERR_SUCCESS && cl)
-        for (int k = 0; k < cl->num_channels; k++)
-            found += !strncmp(cl->entries[k].name.str, "noisy.", 6) &&
-                     strchr("RGBA", cl->entries[k].name.str[6]) &&
-                     cl->entries[k].pixel_type == EXR_PIXEL_FLOAT;
-    exr_finish(&ctx);
+    int found = exr_channels_count(path, exr_noisy_channels, EXR_PIXEL_FLOAT);
     CHECK(found == 4, "the EXR has %d of the four noisy channels", found);
     pw_image_free(&ref), pw_image_free(&img16), pw_image_free(&img64);
     pw_density_destroy(d);
