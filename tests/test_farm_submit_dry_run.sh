@@ -15,21 +15,8 @@ set -u
 powder=$(readlink -f "$1")
 src=$(readlink -f "$2")
 dir=$3/farm_submit_dry_run
-fails=0 cases=0
-
-# check NAME COMMAND...: one numbered case; on failure shows $out, the output under test.
-check() {
-    local name=$1
-    shift
-    cases=$((cases + 1))
-    if "$@"; then
-        echo "ok   $name"
-    else
-        echo "FAIL $name"
-        printf '%s\n' "$out" | head -n 40
-        fails=$((fails + 1))
-    fi
-}
+. "$src/tests/check.sh"
+out=
 line() { grep -qxF -- "$1" <<<"$out"; }
 text() { grep -qF -- "$1" <<<"$out"; }
 no_text() { ! grep -qF -- "$1" <<<"$out"; }
@@ -223,5 +210,4 @@ check "6.11 help" text "usage: powder submit scene.json"
 check "6.12 help: continued by a new job" text "submits a new simulation job that continues"
 check "6.13 help: no requeue claimed" no_text "requeues itself"
 
-echo "$((cases - fails)) passed, $fails failed"
-[ "$fails" = 0 ]
+check_done

@@ -12,20 +12,8 @@ set -u
 powder=$(readlink -f "$1")
 src=$(readlink -f "$2")
 dir=$3/farm_submit_status
-fails=0 cases=0
-
-check() {
-    local name=$1
-    shift
-    cases=$((cases + 1))
-    if "$@"; then
-        echo "ok   $name"
-    else
-        echo "FAIL $name"
-        printf '%s\n' "$out" | head -n 40
-        fails=$((fails + 1))
-    fi
-}
+. "$src/tests/check.sh"
+out=
 # row FRAME CACHE EXR TASK STATE-PREFIX: the status line of a frame, cells compared whole
 row() {
     local got
@@ -125,5 +113,4 @@ check "6.1 no record said" text "no submission recorded in $dir/out/tiny/farm/ti
 check "6.2 frame 3 not submitted" row 3 simulated - - "not submitted"
 check "6.3 only the frames asked" text "3 frames: 3 simulated, 2 rendered"
 
-echo "$((cases - fails)) of $cases cases passed"
-[ "$fails" = 0 ]
+check_done
