@@ -4,6 +4,8 @@
 #ifndef PW_TEST_RANDOM_FIXTURE_H
 #define PW_TEST_RANDOM_FIXTURE_H
 
+#include <stdlib.h>
+
 #include "pw_math.h"
 
 /* uniform in [0, 1), 53 random bits */
@@ -41,6 +43,25 @@ static inline mat3 rnd_with_sigma(unsigned long long *st, double s0, double s1, 
 {
     mat3 Q1 = rnd_rotation(st), Q2 = rnd_rotation(st);
     return m3_mul(m3_mul(Q1, m3_diag(s0, s1, s2)), m3_transpose(Q2));
+}
+
+/* n points uniform in the ball of radius r resting on y = 0 (centre (0, r, 0)), each of
+ * mass mass: x[3 n] and m[n], allocated here (NULL when out of memory; the caller frees
+ * them). */
+static inline void rnd_blob(size_t n, double r, double mass, unsigned long long seed,
+                            double **x, double **m)
+{
+    *x = malloc(3 * n * sizeof **x);
+    *m = malloc(n * sizeof **m);
+    if (!*x || !*m) return;
+    for (size_t p = 0; p < n;) {
+        double q[3];
+        for (int k = 0; k < 3; k++) q[k] = r * (2 * rnd_uniform(&seed) - 1);
+        if (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] > r * r) continue;
+        (*x)[3 * p] = q[0], (*x)[3 * p + 1] = q[1] + r, (*x)[3 * p + 2] = q[2];
+        (*m)[p] = mass;
+        p++;
+    }
 }
 
 #endif

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "random_fixture.h"
 #include "exr.h"
 #include "exr_channels.h"
 #include "pw_render.h"
@@ -32,12 +33,6 @@
 
 #define W 32
 #define H 24
-
-static double urand(unsigned long long *s)
-{
-    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (double)(*s >> 11) * 0x1p-53;
-}
 
 static double lum(const float *p) { return 0.2126 * p[0] + 0.7152 * p[1] + 0.0722 * p[2]; }
 
@@ -91,16 +86,8 @@ int main(void)
     memset(&sc, 0, sizeof sc);
     /* a blob of radius 4 cm on y = 0 */
     size_t n = 4000;
-    double *x = malloc(3 * n * sizeof *x), *m = malloc(n * sizeof *m);
-    unsigned long long s = 11;
-    for (size_t p = 0; p < n;) {
-        double q[3];
-        for (int k = 0; k < 3; k++) q[k] = 0.04 * (2 * urand(&s) - 1);
-        if (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] > 0.04 * 0.04) continue;
-        x[3 * p] = q[0], x[3 * p + 1] = q[1] + 0.04, x[3 * p + 2] = q[2];
-        m[p] = 4e-5;
-        p++;
-    }
+    double *x, *m;
+    rnd_blob(n, 0.04, 4e-5, 11, &x, &m);
     sc.d = pw_density_rasterize(x, m, n, 0.005, 1, &err);
     CHECK(sc.d != NULL, "rasterize: %s", err.msg);
     pw_surface_desc ground;

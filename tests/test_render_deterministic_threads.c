@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "random_fixture.h"
 #include "exr.h"
 #include "pw_render.h"
 #include "surfaces.h"
@@ -29,12 +30,6 @@ static void on_progress(void *user, double f)
     p->calls++;
 }
 
-static double urand(unsigned long long *s)
-{
-    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (double)(*s >> 11) * 0x1p-53;
-}
-
 static int same_image(const pw_image *a, const pw_image *b)
 {
     size_t n = (size_t)a->width * a->height;
@@ -49,16 +44,8 @@ int main(void)
     pw_error err = {0};
     /* blob of radius 4 cm sitting on y = 0 */
     size_t n = 4000;
-    double *x = malloc(3 * n * sizeof *x), *m = malloc(n * sizeof *m);
-    unsigned long long s = 11;
-    for (size_t p = 0; p < n;) {
-        double q[3];
-        for (int k = 0; k < 3; k++) q[k] = 0.04 * (2 * urand(&s) - 1);
-        if (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] > 0.04 * 0.04) continue;
-        x[3 * p] = q[0], x[3 * p + 1] = q[1] + 0.04, x[3 * p + 2] = q[2];
-        m[p] = 4e-5;
-        p++;
-    }
+    double *x, *m;
+    rnd_blob(n, 0.04, 4e-5, 11, &x, &m);
     pw_density *d = pw_density_rasterize(x, m, n, 0.005, 1, &err);
     CHECK(d != NULL, "rasterize: %s", err.msg);
 
