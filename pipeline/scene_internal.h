@@ -70,6 +70,9 @@ pw_status sc_get_object(const sc_ctx *c, json_t *obj, const char *path, const ch
 /* Member `key` of obj as an array (same rules). */
 pw_status sc_get_array(const sc_ctx *c, json_t *obj, const char *path, const char *key,
                        int required, json_t **out);
+/* The same, refusing more than max elements ("<n> <what>, at most <max>"). */
+pw_status sc_get_list(const sc_ctx *c, json_t *obj, const char *path, const char *key,
+                      int required, size_t max, const char *what, json_t **out);
 
 /* A number in range r. Absent: def (or an error when required). */
 pw_status sc_number(const sc_ctx *c, json_t *obj, const char *path, const char *key,

@@ -215,6 +215,16 @@ pw_status sc_get_array(const sc_ctx *c, json_t *obj, const char *path, const cha
     return PW_OK;
 }
 
+pw_status sc_get_list(const sc_ctx *c, json_t *obj, const char *path, const char *key,
+                      int required, size_t max, const char *what, json_t **out)
+{
+    pw_status rc = sc_get_array(c, obj, path, key, required, out);
+    if (rc != PW_OK || !*out || json_array_size(*out) <= max) return rc;
+    char at[SC_PATH];
+    sc_join(at, path, key);
+    return sc_fail(c, at, "%zu %s, at most %zu", json_array_size(*out), what, max);
+}
+
 pw_status sc_number(const sc_ctx *c, json_t *obj, const char *path, const char *key,
                     int required, double def, sc_range r, double *out)
 {

@@ -63,13 +63,10 @@ static pw_status parse_camera_motion(const sc_ctx *c, json_t *obj, const char *a
                                      const pw_camera_desc *cam, pw_camera_rig *rig)
 {
     json_t *keys;
-    pw_status rc = sc_get_array(c, obj, at, "motion", 0, &keys);
+    pw_status rc = sc_get_list(c, obj, at, "motion", 0, PW_CAMERA_MAX_KEYS, "keyframes", &keys);
     if (rc != PW_OK || !keys) return rc;
     char am[SC_PATH];
     sc_join(am, at, "motion");
-    if (json_array_size(keys) > PW_CAMERA_MAX_KEYS)
-        return sc_fail(c, am, "%zu keyframes, at most %d", json_array_size(keys),
-                       PW_CAMERA_MAX_KEYS);
     const sc_range fov = {0, 180, 1, 1, "the vertical field of view [deg]"};
     for (size_t k = 0; k < json_array_size(keys); k++) {
         json_t *key = json_array_get(keys, k);
@@ -336,13 +333,11 @@ static pw_status parse_lights(const sc_ctx *c, json_t *render, pw_lights_desc *l
 static pw_status parse_surfaces(const sc_ctx *c, json_t *render, pw_scene *s)
 {
     json_t *list;
-    pw_status rc = sc_get_array(c, render, "render", "surfaces", 0, &list);
+    pw_status rc = sc_get_list(c, render, "render", "surfaces", 0, PW_SCENE_MAX_SURFACES,
+                               "surfaces", &list);
     if (rc != PW_OK) return rc;
     s->n_surfaces = 0;
     if (!list) return PW_OK;
-    if (json_array_size(list) > PW_SCENE_MAX_SURFACES)
-        return sc_fail(c, "render.surfaces", "%zu surfaces, at most %d", json_array_size(list),
-                       PW_SCENE_MAX_SURFACES);
     const sc_range size = {0, INFINITY, 0, 1, "the half side [m]"};
     for (size_t k = 0; k < json_array_size(list); k++) {
         char at[SC_PATH], sh[SC_PATH];

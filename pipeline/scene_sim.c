@@ -257,13 +257,10 @@ static pw_status parse_layers(const sc_ctx *c, json_t *body, const char *path,
                               const pw_material *mat, pw_body_desc *b)
 {
     json_t *list;
-    pw_status rc = sc_get_array(c, body, path, "layers", 0, &list);
+    pw_status rc = sc_get_list(c, body, path, "layers", 0, PW_BODY_MAX_LAYERS, "layers", &list);
     if (rc != PW_OK || !list) return rc;
     char at[SC_PATH];
     sc_join(at, path, "layers");
-    if (json_array_size(list) > PW_BODY_MAX_LAYERS)
-        return sc_fail(c, at, "%zu layers, at most %d", json_array_size(list),
-                       PW_BODY_MAX_LAYERS);
     const sc_range thickness = {0, INFINITY, 1, 1, "the layer's thickness [m]"};
     const sc_range blend = {0, INFINITY, 0, 1, "the blend into the material below [m]"};
     for (size_t k = 0; k < json_array_size(list); k++) {
@@ -493,12 +490,11 @@ pw_status sc_sim(const sc_ctx *c, json_t *sim, pw_scene *s)
 
     /* bodies */
     json_t *bodies;
-    if ((rc = sc_get_array(c, sim, "sim", "bodies", 1, &bodies)) != PW_OK) return rc;
+    if ((rc = sc_get_list(c, sim, "sim", "bodies", 1, PW_SCENE_MAX_BODIES, "bodies", &bodies)) !=
+        PW_OK)
+        return rc;
     if (json_array_size(bodies) == 0)
         return sc_fail(c, "sim.bodies", "at least one snow body is required");
-    if (json_array_size(bodies) > PW_SCENE_MAX_BODIES)
-        return sc_fail(c, "sim.bodies", "%zu bodies, at most %d", json_array_size(bodies),
-                       PW_SCENE_MAX_BODIES);
     s->n_bodies = 0;
     for (size_t k = 0; k < json_array_size(bodies); k++) {
         char at[SC_PATH];
@@ -509,15 +505,14 @@ pw_status sc_sim(const sc_ctx *c, json_t *sim, pw_scene *s)
 
     /* colliders */
     json_t *cols;
-    if ((rc = sc_get_array(c, sim, "sim", "colliders", 0, &cols)) != PW_OK) return rc;
+    if ((rc = sc_get_list(c, sim, "sim", "colliders", 0, PW_SCENE_MAX_COLLIDERS, "colliders",
+                          &cols)) != PW_OK)
+        return rc;
     s->n_colliders = 0;
     if (!cols) { /* "rest" and "active_region" still apply */
         json_object_set_new(sim, "colliders", json_array());
         return parse_resting(c, sim, s);
     }
-    if (json_array_size(cols) > PW_SCENE_MAX_COLLIDERS)
-        return sc_fail(c, "sim.colliders", "%zu colliders, at most %d", json_array_size(cols),
-                       PW_SCENE_MAX_COLLIDERS);
     for (size_t k = 0; k < json_array_size(cols); k++) {
         char at[SC_PATH];
         sc_index(at, "sim.colliders", (int)k);
