@@ -247,13 +247,27 @@ double pw_drucker_prager_alpha(double phi) { return pw_drucker_prager_alpha_of_s
  * finite strain (the cone then pushes it back towards its apex) */
 #define DP_LEAST_STRETCH 1e-6
 
+/* The return mappings' common ends: the Hencky strain of s shifted by the apex,
+ * eps = log|s| - apex, and its trace; and back, s from out = log|s| with each value's sign
+ * kept (an inverted element's negative value stays negative). */
+static double shifted_hencky(vec3 s, double apex, double sv[3], double eps[3])
+{
+    sv[0] = s.x, sv[1] = s.y, sv[2] = s.z;
+    for (int k = 0; k < 3; k++) eps[k] = log(fmax(fabs(sv[k]), DP_LEAST_STRETCH)) - apex;
+    return eps[0] + eps[1] + eps[2];
+}
+
+static vec3 stretches_of(const double out[3], const double sv[3])
+{
+    return v3(copysign(exp(out[0]), sv[0]), copysign(exp(out[1]), sv[1]),
+              copysign(exp(out[2]), sv[2]));
+}
+
 vec3 pw_drucker_prager_project(vec3 s, double mu, double lambda, double alpha, double apex)
 {
     if (!(mu > 0)) return s;
-    double sv[3] = {s.x, s.y, s.z}, eps[3];
-    for (int k = 0; k < 3; k++) eps[k] = log(fmax(fabs(sv[k]), DP_LEAST_STRETCH)) - apex;
-    double tr = eps[0] + eps[1] + eps[2];
-    double out[3];
+    double sv[3], eps[3], out[3];
+    double tr = shifted_hencky(s, apex, sv, eps);
     if (tr >= 0) {
         for (int k = 0; k < 3; k++) out[k] = apex;
     } else {
@@ -267,16 +281,14 @@ vec3 pw_drucker_prager_project(vec3 s, double mu, double lambda, double alpha, d
         if (dgamma <= 0 || en == 0) return s; /* inside the cone */
         for (int k = 0; k < 3; k++) out[k] = eps[k] - dgamma * e[k] / en + apex;
     }
-    for (int k = 0; k < 3; k++) out[k] = copysign(exp(out[k]), sv[k]);
-    return v3(out[0], out[1], out[2]);
+    return stretches_of(out, sv);
 }
 
 vec3 pw_mohr_coulomb_project(vec3 s, double mu, double lambda, double sin_phi, double apex)
 {
     if (!(mu > 0)) return s;
-    double sv[3] = {s.x, s.y, s.z}, eps[3];
-    for (int k = 0; k < 3; k++) eps[k] = log(fmax(fabs(sv[k]), DP_LEAST_STRETCH)) - apex;
-    double tr = eps[0] + eps[1] + eps[2], out[3];
+    double sv[3], eps[3], out[3];
+    double tr = shifted_hencky(s, apex, sv, eps);
     if (tr >= 0) {
         for (int k = 0; k < 3; k++) out[k] = apex;
     } else {
@@ -292,8 +304,7 @@ vec3 pw_mohr_coulomb_project(vec3 s, double mu, double lambda, double sin_phi, d
         double shrink = -B / A;
         for (int k = 0; k < 3; k++) out[k] = tr / 3.0 + shrink * e[k] + apex;
     }
-    for (int k = 0; k < 3; k++) out[k] = copysign(exp(out[k]), sv[k]);
-    return v3(out[0], out[1], out[2]);
+    return stretches_of(out, sv);
 }
 
 int pw_plasticity_update_law(const mat3 *Fe_hat_in, const mat3 *Fp_in, const pw_plastic_law *law,

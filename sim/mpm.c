@@ -25,10 +25,10 @@
  * particles (shorter steps time too noisily), a step with CPU time below this fraction
  * of threads x elapsed counts as contended (a free machine measures ~0.95, spinning
  * at barriers included; a contended one 0.5-0.65) when other tasks also preempted its
- * threads at least this often a second of the step (steps short of CPU measured 53-280
- * preemptions/s; a step short of it for a reason outside the machine's scheduler, a
- * virtual machine's stolen time or a thread asleep through a serial stretch, is not
- * preempted, and one thread would not be faster there), and one-thread stretches last
+ * threads at least this often a second of the step (a step short of CPU for a reason
+ * outside the machine's scheduler, a virtual machine's stolen time or a thread asleep
+ * through a serial stretch, is not preempted, and one thread would not be faster there;
+ * the counts measured: sim/docs/step-speed.md), and one-thread stretches last
  * from the first to the last back-off [steps], doubling while contention lasts. */
 #define CONTENTION_MIN_PARTICLES 50000
 #define CONTENTION_EFFICIENCY 0.8
