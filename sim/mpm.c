@@ -19,7 +19,7 @@
 #include "solver.h"
 #include "transfer.h"
 
-#define WALL_BAND 2.0 /* [h] width of the slip-wall band at the domain faces */
+/* WALL_BAND [h]: width of the slip-wall band at the domain faces (mpm_internal.h) */
 
 /* Thread contention (mpm_internal.h): judged only on steps of at least this many
  * particles (shorter steps time too noisily), a step with CPU time below this fraction
@@ -46,7 +46,7 @@ static int grow_array(void **a, size_t n, size_t sz)
 
 /* Per-particle scratch of a step for every particle: the permutation, and the SVD each
  * Fe keeps between steps. */
-static pw_status reserve_step(pw_sim *s, pw_error *err)
+pw_status pw_mpm_reserve_step(pw_sim *s, pw_error *err)
 {
     size_t n = s->pt.n;
     if (n <= s->cap_step && s->cap_step) return PW_OK;
@@ -355,7 +355,7 @@ pw_status pw_mpm_begin_step(pw_sim *s, pw_error *err)
     if (rc != PW_OK) return rc;
     useful = s->n_step / s->particles_per_thread + 1;
     if (useful < (size_t)s->threads) s->threads = (int)useful;
-    rc = reserve_step(s, err);
+    rc = pw_mpm_reserve_step(s, err);
     size_t staging = 0; /* the reorder's, in K's elements */
     if (rc == PW_OK) rc = pw_mpm_sort(s, &staging, err); /* by block: the grid, the order */
     if (rc == PW_OK) rc = pw_mpm_reserve_stepped(s, staging > s->n_step ? staging : s->n_step, err);
@@ -609,6 +609,7 @@ static pw_status substep(pw_sim *s, double dt_try, pw_dt_bound bound, double *dt
     s->fe_svd_valid = 1;
     pw_mpm_g2p(s);                                    /* 8. PIC/FLIP blend or APIC       */
     particle_collide(s, s->t + dt);                   /* 9. sec. 8 on particles          */
+    pw_emit_flight(s, s->t + dt, dt);                 /*    flakes: land, or drag      */
     int nonfinite = advect(s, dt);                    /* 10. x += dt v                   */
     phase_end(s, &tp, PW_PHASE_G2P);
     judge_contention(s, t_start, tp, preemptions_now() - preempted_before);
@@ -676,6 +677,18 @@ pw_status pw_sim_advance_to(pw_sim *s, double t_end, pw_sim_progress_fn progress
     s->step_log.dt_min = INFINITY;
     s->dt_retake_cap = INFINITY; /* (kept state: a resumed run starts the frame alike) */
     while (s->t < t_end) {
+        /* snow the sources have born by now; before the first, nothing to step: the
+         * clock runs on to it */
+        if (s->n_sources && (rc = pw_emit_due(s, err)) != PW_OK) {
+            s->failed = 1;
+            return rc;
+        }
+        if (s->pt.n == 0) {
+            double next = pw_emit_next_time(s);
+            s->t = next < t_end ? next : t_end;
+            if (progress) progress(user, s->t, t_end);
+            continue;
+        }
         /* the bounds known before the step: dt <= cfl h / max|v_p|, dt_max, a retake's
          * cap; the last step lands on t_end (a step within 1e-6 of the remainder is
          * stretched so no sliver step follows); the elastic bound comes in the step */
@@ -706,6 +719,11 @@ pw_status pw_sim_advance_to(pw_sim *s, double t_end, pw_sim_progress_fn progress
         }
         s->t = taken == remaining ? t_end : s->t + taken;
         if (progress) progress(user, s->t, t_end);
+    }
+    /* the frame holds the snow born by its time */
+    if (s->n_sources && (rc = pw_emit_due(s, err)) != PW_OK) {
+        s->failed = 1;
+        return rc;
     }
     s->max_speed = max_speed(s);
     return PW_OK;

@@ -12,6 +12,7 @@
 
 #include "collide.h"
 #include "constitutive.h"
+#include "emit.h"
 #include "grid.h"
 #include "particles.h"
 #include "seed.h"
@@ -39,6 +40,9 @@ struct pw_sim {
     int contended_backoff;      /* length of the next such stretch [steps]              */
     uint64_t contended_total;   /* steps run on one thread for contention (benchmark)    */
     pw_colliders *colliders;
+    pw_source_desc sources[PW_SIM_MAX_SOURCES]; /* snow sources (emit.c)              */
+    uint64_t emitted[PW_SIM_MAX_SOURCES];       /* particles each has emitted so far  */
+    int n_sources;
     pw_particles pt;
     pw_grid grid;
 
@@ -175,6 +179,25 @@ void pw_mpm_forget_kept_state(pw_sim *s);
  * least `count` elements, which the reorder's staging may raise; content is not kept.
  * Gives memory back when count falls below half the capacity. */
 pw_status pw_mpm_reserve_stepped(pw_sim *s, size_t count, pw_error *err);
+/* The per-particle scratch every particle has (the sort's permutation, the kept SVD of
+ * Fe), grown to the particle capacity, contents kept. */
+pw_status pw_mpm_reserve_step(pw_sim *s, pw_error *err);
+
+/* Appends a source's particles (V0 set, no body of their own, the kept state kept), each
+ * in flight with this drag [1/s] (sim.c). */
+pw_status pw_sim_append_emitted(pw_sim *s, const pw_seeded *in, double drag, pw_error *err);
+
+/* Snow sources (emit.c): adds one; emits the particles born by the current time;
+ * the time the next is born (INFINITY: none); the mass emitted so far [kg]; and, after
+ * the particle collisions of a step of dt to t_next (colliders posed there), lands the
+ * flakes that met snow or a surface and drags the others toward the air's velocity. */
+pw_status pw_emit_add_source(pw_sim *s, const pw_source_desc *d, pw_error *err);
+pw_status pw_emit_due(pw_sim *s, pw_error *err);
+double pw_emit_next_time(const pw_sim *s);
+double pw_emit_mass(const pw_sim *s);
+void pw_emit_flight(pw_sim *s, double t_next, double dt);
+
+#define WALL_BAND 2.0 /* [h] width of the slip-wall band at the domain faces */
 
 /* Sizes the step scratch, sorts particles, rebuilds the grid and the stencil places of x^n:
  * what every step does before step 1 (tests call it to run single steps). */

@@ -40,6 +40,8 @@ const pw_particle_field pw_particle_fields[] = {
     {"durability_rate", PW_F64, 1, PT(durability_rate), SD(durability_rate), 4, 0},
     {"durability", PW_F64, 1, PT(durability), SD(durability), 4, 0},
     {"rho_rest", PW_F64, 1, PT(rho_rest), SD(rho_rest), 4, 0},
+    /* snowfall (emit.h): the drag of a flake still in the air; held once a source is */
+    {"drag", PW_F64, 1, PT(drag), PW_NOT_SEEDED, 5, 0},
 };
 #define FIELD_COUNT (sizeof pw_particle_fields / sizeof pw_particle_fields[0])
 _Static_assert(FIELD_COUNT <= PW_PARTICLE_MAX_FIELDS, "raise PW_PARTICLE_MAX_FIELDS");
@@ -63,7 +65,8 @@ void **pw_seeded_array(pw_seeded *s, const pw_particle_field *f)
 int pw_particle_field_held(const pw_particles *pt, const pw_particle_field *f)
 {
     return !f->apic_only || (f->apic_only == 1 && pt->apic) || (f->apic_only == 2 && pt->rests) ||
-           (f->apic_only == 3 && pt->layered) || (f->apic_only == 4 && pt->laws);
+           (f->apic_only == 3 && pt->layered) || (f->apic_only == 4 && pt->laws) ||
+           (f->apic_only == 5 && pt->emits);
 }
 
 pw_status pw_particles_hold_layers(pw_particles *pt, pw_error *err)
@@ -78,24 +81,33 @@ pw_status pw_particles_hold_layers(pw_particles *pt, pw_error *err)
     return PW_OK;
 }
 
-pw_status pw_particles_hold_laws(pw_particles *pt, pw_error *err)
+/* Starts holding the fields of one group (apic_only == group), zeroed for the
+ * particles already there. */
+static pw_status hold_group(pw_particles *pt, int group, pw_error *err)
 {
-    if (pt->laws) return PW_OK;
     size_t cap = pt->cap ? pt->cap : 1;
     for (int k = 0; k < pw_particle_field_count; k++) {
         const pw_particle_field *f = &pw_particle_fields[k];
-        if (f->apic_only != 4) continue;
+        if (f->apic_only != group) continue;
         void **a = pw_particle_array(pt, f);
         free(*a);
         if (!(*a = calloc(cap, pw_particle_field_bytes(f)))) {
             for (int j = 0; j <= k; j++)
-                if (pw_particle_fields[j].apic_only == 4) {
+                if (pw_particle_fields[j].apic_only == group) {
                     free(*pw_particle_array(pt, &pw_particle_fields[j]));
                     *pw_particle_array(pt, &pw_particle_fields[j]) = NULL;
                 }
             return pw_fail(err, PW_ENOMEM, "sim: cannot allocate %zu particles", cap);
         }
     }
+    return PW_OK;
+}
+
+pw_status pw_particles_hold_laws(pw_particles *pt, pw_error *err)
+{
+    if (pt->laws) return PW_OK;
+    pw_status rc = hold_group(pt, 4, err);
+    if (rc != PW_OK) return rc;
     /* the particles already there are of the 2013 law, intact */
     for (size_t p = 0; p < pt->n; p++) {
         pt->law[p] = PW_LAW_CLAMP;
@@ -103,6 +115,14 @@ pw_status pw_particles_hold_laws(pw_particles *pt, pw_error *err)
     }
     pt->laws = 1;
     return PW_OK;
+}
+
+pw_status pw_particles_hold_emission(pw_particles *pt, pw_error *err)
+{
+    if (pt->emits) return PW_OK;
+    pw_status rc = hold_group(pt, 5, err); /* (the particles already there: not in flight) */
+    if (rc == PW_OK) pt->emits = 1;
+    return rc;
 }
 
 pw_status pw_particles_reserve(pw_particles *pt, size_t cap, pw_error *err)

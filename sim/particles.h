@@ -33,7 +33,8 @@ typedef struct {
                                run neither stores nor writes it); 2: only when resting
                                snow sleeps (rest_speed > 0); 3: only once a layered
                                body was added; 4: only once a body of an optional law
-                               was added; so other runs' caches keep their bytes */
+                               was added; 5: once a snow source was added; so other
+                               runs' caches keep their bytes */
     int optional;           /* zero where a seeded set leaves it NULL or an older
                                checkpoint lacks it                                   */
 } pw_particle_field;
@@ -53,6 +54,10 @@ pw_status pw_particles_hold_layers(pw_particles *pt, pw_error *err);
  * durability_rate, durability, rho_rest); the particles already there get the 2013 law
  * and durability 1 (pt->laws = 1); no-op when held. PW_ENOMEM names the count. */
 pw_status pw_particles_hold_laws(pw_particles *pt, pw_error *err);
+
+/* Starts holding the snowfall's field (drag, zero for the particles already there:
+ * none of them is in flight; pt->emits = 1); no-op when held. PW_ENOMEM names the count. */
+pw_status pw_particles_hold_emission(pw_particles *pt, pw_error *err);
 
 /* Starts a body at id first (the particles one pw_sim_add_particles call adds, ids
  * [first, the next body's first)); first must exceed the last body's. PW_ENOMEM names
@@ -105,6 +110,10 @@ struct pw_particles {
     double *durability_rate; /* [-] per unit plastic stretch                        */
     double *durability; /* [-] 1 intact, falls to 0, never rises                    */
     double *rho_rest; /* [kg/m^3] rho |det Fe| measured on the grid (0: not yet)     */
+    int emits;        /* a snow source was added (emit.h): `drag` is held            */
+    double *drag;     /* [1/s] a flake's relaxation rate toward the air's velocity,
+                         |g| / its terminal speed, while it is in the air; 0 once it
+                         has landed (or for snow that never flew)                  */
     /* Bodies: the particles of one pw_sim_add_particles call, ids [body_start[b],
      * body_start[b + 1]) (the last to n). A particle's first rest volume counts only
      * its own body's mass (transfer.c, step 2). */

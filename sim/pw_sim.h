@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "collide.h"
+#include "emit.h"
 #include "pw_error.h"
 #include "pw_math.h"
 #include "seed.h"
@@ -30,6 +31,8 @@ typedef struct {
     vec3 domain_min;          /* [m] simulation domain; its faces are walls         */
     vec3 domain_max;          /* [m]                                               */
     vec3 gravity;             /* [m/s^2]                    (0, -9.81, 0)           */
+    vec3 air_velocity;        /* [m/s] the air flakes in flight drift with (0: still;
+                                 emit.h)                                            */
     double dt_max;            /* largest substep [s]        (5e-4, semi-implicit)   */
     double cfl;               /* dt <= cfl h / max|v| [-]   (0.5)                   */
     /* The elastic bound (sim/docs/step-control.md): dt <= courant h / c_max, c_max the
@@ -101,6 +104,15 @@ pw_status pw_sim_add_collider(pw_sim *s, const pw_collider_desc *c, pw_error *er
  * values outside their ranges, naming the particle. Particles added after the first
  * step get their volume V0 from the grid at their own first step. */
 pw_status pw_sim_add_particles(pw_sim *s, const pw_seeded *seeded, pw_error *err);
+
+/* Adds a snow source (a copy of *d, checked by pw_source_check against the domain): from
+ * then on each step emits the particles it has born by the step's start (emit.h). The
+ * counts emitted are saved with the state, so a resumed run emits what an uninterrupted
+ * one does. */
+pw_status pw_sim_add_source(pw_sim *s, const pw_source_desc *d, pw_error *err);
+
+/* Mass [kg] the sources have emitted since t = 0. */
+double pw_sim_mass_emitted(const pw_sim *s);
 
 /* Called after each substep with the current and the target time [s]. */
 typedef void (*pw_sim_progress_fn)(void *user, double t_now, double t_end);

@@ -248,7 +248,10 @@ static pw_status check_seeded(const pw_sim *s, const pw_seeded *in, size_t k, si
     return PW_OK;
 }
 
-pw_status pw_sim_add_particles(pw_sim *s, const pw_seeded *in, pw_error *err)
+/* Appends the seeded particles; a new body unless `emitted` (a source's particles carry
+ * their own V0, so no body's mass is counted for them), and then the step's kept state
+ * stays: emission repeats alike in a resumed run. */
+static pw_status append(pw_sim *s, const pw_seeded *in, int emitted, double drag, pw_error *err)
 {
     pw_particles *pt = &s->pt;
     if (pt->n + in->n > UINT32_MAX)
@@ -260,7 +263,8 @@ pw_status pw_sim_add_particles(pw_sim *s, const pw_seeded *in, pw_error *err)
     pw_status rc = in->layered ? pw_particles_hold_layers(pt, err) : PW_OK;
     if (rc == PW_OK && in->laws) rc = pw_particles_hold_laws(pt, err);
     if (rc == PW_OK) rc = reserve_particles(s, pt->n + in->n, err);
-    if (rc == PW_OK && in->n) rc = pw_particles_add_body(pt, (uint32_t)pt->n, err); /* its own */
+    if (rc == PW_OK && in->n && (!emitted || pt->n_bodies == 0))
+        rc = pw_particles_add_body(pt, (uint32_t)pt->n, err); /* its own */
     if (rc != PW_OK) return rc;
     for (size_t k = 0; k < in->n; k++) {
         size_t p = pt->n + k;
@@ -271,6 +275,7 @@ pw_status pw_sim_add_particles(pw_sim *s, const pw_seeded *in, pw_error *err)
         pt->Fp[p] = m3_identity();
         if (pt->apic) pt->C[p] = m3_zero();
         if (pt->rests) pt->rest[p] = 0;
+        if (pt->emits) pt->drag[p] = drag;
         pt->id[p] = (uint32_t)p;
     }
     for (int f = 0; f < pw_particle_field_count; f++) {
@@ -288,9 +293,32 @@ pw_status pw_sim_add_particles(pw_sim *s, const pw_seeded *in, pw_error *err)
             pt->law[pt->n + k] = PW_LAW_CLAMP;
             pt->durability[pt->n + k] = 1;
         }
+    size_t first = pt->n;
     pt->n += in->n;
+    if (emitted && s->fe_svd_valid) { /* Fe = I: the SVD the next step starts from */
+        if ((rc = pw_mpm_reserve_step(s, err)) != PW_OK) return rc;
+        for (size_t p = first; p < pt->n; p++)
+            pw_svd3_pack(&(pw_svd3){m3_identity(), m3_identity(), v3(1, 1, 1)}, &s->fe_svd[p]);
+    }
     s->n_step = pt->n; /* every particle is stepped until the next step decides */
     s->rest_tail = SIZE_MAX; /* and the sort keys them all afresh */
-    pw_mpm_forget_kept_state(s);
+    if (!emitted) pw_mpm_forget_kept_state(s);
     return PW_OK;
 }
+
+pw_status pw_sim_add_particles(pw_sim *s, const pw_seeded *in, pw_error *err)
+{
+    return append(s, in, 0, 0, err);
+}
+
+pw_status pw_sim_append_emitted(pw_sim *s, const pw_seeded *in, double drag, pw_error *err)
+{
+    return append(s, in, 1, drag, err);
+}
+
+pw_status pw_sim_add_source(pw_sim *s, const pw_source_desc *d, pw_error *err)
+{
+    return pw_emit_add_source(s, d, err);
+}
+
+double pw_sim_mass_emitted(const pw_sim *s) { return pw_emit_mass(s); }

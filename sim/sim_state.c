@@ -76,6 +76,21 @@ static pw_status set_step_log(const pw_sim *s, pw_cache_frame *f, pw_error *err)
     return rc;
 }
 
+/* What the sources have emitted (only where there are sources, so other caches keep
+ * their bytes): the mass, for measures, and in a checkpoint each source's count, which
+ * a resumed run emits on from. */
+static pw_status set_emitted(const pw_sim *s, pw_cache_frame *f, int counts, pw_error *err)
+{
+    if (!s->n_sources) return PW_OK;
+    pw_status rc = pw_cache_global_set(f, PW_CACHE_MASS_EMITTED, pw_emit_mass(s), err);
+    for (int i = 0; i < s->n_sources && counts && rc == PW_OK; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "emitted_%d", i);
+        rc = pw_cache_global_set(f, name, (double)s->emitted[i], err);
+    }
+    return rc;
+}
+
 /* Which body each particle is of (by id: pw_particles.body_start), kept in a checkpoint
  * while a rest volume is still to be estimated (a first frame, before any step) and
  * bodies may touch: a resume needs it to count only each body's own mass in its V0. In
@@ -172,6 +187,7 @@ pw_status pw_sim_save(const pw_sim *s, const char *path, int64_t frame, uint64_t
     if (rc == PW_OK && s->pt.rests)
         rc = pw_cache_global_set(&f, "stepped_particles", (double)s->n_step, err);
     if (rc == PW_OK) rc = set_step_log(s, &f, err);
+    if (rc == PW_OK) rc = set_emitted(s, &f, 1, err);
     if (rc == PW_OK) rc = pw_cache_write(path, &f, err);
     free(Jp);
     free(body);
@@ -220,6 +236,7 @@ pw_status pw_sim_save_slim(const pw_sim *s, const char *path, int64_t frame, uin
         pw_cache_frame f = frame_of(s, frame, sim_hash, attrs, na);
         rc = pw_cache_global_set(&f, PW_CACHE_SLIM, 1, err);
         if (rc == PW_OK) rc = set_step_log(s, &f, err);
+        if (rc == PW_OK) rc = set_emitted(s, &f, 0, err);
         if (rc == PW_OK) rc = pw_cache_write(path, &f, err);
     }
     free(x), free(v), free(m), free(jp), free(xi), free(rho), free(dur);
@@ -351,6 +368,17 @@ pw_status pw_sim_load(pw_sim *s, const char *path, pw_error *err)
     s->cr_solves = (uint64_t)pw_cache_global_get(&f, "cr_solves", 0);
     s->cr_not_converged = (uint64_t)pw_cache_global_get(&f, "cr_not_converged", 0);
     get_step_log(s, &f);
+    for (int i = 0; i < s->n_sources; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "emitted_%d", i);
+        double e = pw_cache_global_get(&f, name, -1);
+        if (!(e >= 0 && e <= (double)pw_source_total(&s->sources[i], s->p.h) && e == floor(e))) {
+            pw_cache_frame_free(&f);
+            return pw_fail(err, PW_EFORMAT, "%s: global '%s' missing or out of range: not a "
+                           "checkpoint of this scene's sources", path, name);
+        }
+        s->emitted[i] = (uint64_t)e;
+    }
     pw_cache_frame_free(&f);
     return PW_OK;
 }

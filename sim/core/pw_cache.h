@@ -42,6 +42,10 @@ typedef enum { PW_F32 = 1, PW_F64 = 2, PW_U32 = 3 } pw_scalar_type;
  * and export a frame but not to resume from it. Absent (0) in full checkpoints. */
 #define PW_CACHE_SLIM "slim"
 
+/* The global holding the mass [kg] snow sources have emitted by the frame's time (only
+ * in frames of scenes with sources; sim/emit.h). */
+#define PW_CACHE_MASS_EMITTED "mass_emitted"
+
 typedef struct {
     char name[32];         /* NUL-terminated, printable ASCII, unique in a frame */
     pw_scalar_type type;

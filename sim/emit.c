@@ -1,0 +1,292 @@
+/* emit.c — snow sources and the flakes' flight (emit.h). */
+#include "emit.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "mpm_internal.h"
+
+/* A flake lands when the snow on its nodes, weighed by its own weights, outweighs its
+ * own share of them this many times: 1 alone, some 70 inside packed snow at 8 particles
+ * a cell (sim/docs/snowfall.md), so 8 tells a flake brushing a neighbour in the air
+ * from one that meets a snowpack. */
+#define LANDING_CROWD 8.0
+/* ... or when its stencil reaches a collider or a domain wall's band (2 cells): the
+ * surface's nodes slow it from there, and a lone particle that meets a surface comes to
+ * rest before its own position reaches it (at about 1.5 cells), so neither contact nor
+ * the nodes a resting contact holds would tell it. */
+#define LANDING_GAP 2.0
+
+#define PI 3.14159265358979323846
+
+/* ---- checks ------------------------------------------------------------------------ */
+
+/* The corners of the shape's body-frame box, and whether it has one. */
+static int body_extent(const pw_shape *s, vec3 *half)
+{
+    *half = v3_zero();
+    switch (s->kind) {
+    case PW_SHAPE_SPHERE: *half = v3(s->radius, s->radius, s->radius); return 1;
+    case PW_SHAPE_BOX: *half = s->half_extents; return 1;
+    case PW_SHAPE_CYLINDER: *half = v3(s->radius, s->half_height, s->radius); return 1;
+    default: return 0;
+    }
+}
+
+static int inside_domain_at(const pw_shape *s, double t, vec3 lo, vec3 hi)
+{
+    vec3 half;
+    body_extent(s, &half);
+    pw_shape_pose pose;
+    pw_shape_pose_at(s, t, &pose);
+    for (int c = 0; c < 8; c++) {
+        vec3 b = v3(c & 1 ? half.x : -half.x, c & 2 ? half.y : -half.y, c & 4 ? half.z : -half.z);
+        vec3 w = v3_add(m3_mulv(pose.world_from_body, b), pose.origin);
+        if (w.x < lo.x || w.y < lo.y || w.z < lo.z || w.x > hi.x || w.y > hi.y || w.z > hi.z)
+            return 0;
+    }
+    return 1;
+}
+
+pw_status pw_source_check(const pw_source_desc *d, double h, vec3 domain_min,
+                          vec3 domain_max, pw_error *err)
+{
+    vec3 half;
+    if (!body_extent(&d->shape, &half))
+        return pw_fail(err, PW_EINVAL, "shape: a source is a sphere, box or cylinder");
+    if (!(isfinite(d->t_start) && isfinite(d->t_end) && d->t_start >= 0 && d->t_start < d->t_end))
+        return pw_fail(err, PW_EINVAL, "start, end: the source emits over 0 <= start < end [s] "
+                       "(%g, %g)", d->t_start, d->t_end);
+    if (!(d->rate > 0) || !isfinite(d->rate))
+        return pw_fail(err, PW_EINVAL, "rate: must be > 0 [kg/s] (%g)", d->rate);
+    if (!(d->jitter >= 0) || !isfinite(d->jitter))
+        return pw_fail(err, PW_EINVAL, "jitter: must be >= 0 [m/s] (%g)", d->jitter);
+    if (!(d->terminal_speed >= 0) || !isfinite(d->terminal_speed))
+        return pw_fail(err, PW_EINVAL, "terminal_speed: must be >= 0 [m/s] (%g)",
+                       d->terminal_speed);
+    if (!v3_isfinite(d->velocity))
+        return pw_fail(err, PW_EINVAL, "velocity: must be finite");
+    if (!(d->particles_per_cell >= 1 && d->particles_per_cell <= 64))
+        return pw_fail(err, PW_EINVAL, "particles_per_cell: must be in [1, 64] (%g)",
+                       d->particles_per_cell);
+    const char *key;
+    double value;
+    char why[160];
+    if (pw_material_check(&d->material, &key, &value, why, sizeof why) != PW_OK)
+        return pw_fail(err, PW_EINVAL, "material: %s = %g: %s", key, value, why);
+    /* where it stands when it starts and stops, and at each of its keys between */
+    double lo = d->t_start, hi = d->t_end;
+    if (!inside_domain_at(&d->shape, lo, domain_min, domain_max) ||
+        !inside_domain_at(&d->shape, hi, domain_min, domain_max))
+        return pw_fail(err, PW_EINVAL, "shape: the source leaves sim.domain between start and "
+                       "end: snow it emits would start inside a wall");
+    for (int k = 0; k < d->shape.n_keys; k++) {
+        double t = d->shape.keys[k].t;
+        if (t > lo && t < hi && !inside_domain_at(&d->shape, t, domain_min, domain_max))
+            return pw_fail(err, PW_EINVAL, "shape: the source leaves sim.domain at its key "
+                           "t = %g s", t);
+    }
+    double total = d->rate * (d->t_end - d->t_start) * d->particles_per_cell /
+                   (d->material.rho0 * h * h * h);
+    if (!(total < 4e9))
+        return pw_fail(err, PW_EINVAL, "rate: %.3g particles over the source's time: at "
+                       "most 4e9", total);
+    return PW_OK;
+}
+
+double pw_source_top_area(const pw_shape *s)
+{
+    int turned = s->rotation_angle != 0;
+    for (int k = 0; k < s->n_keys; k++) turned |= s->keys[k].angle != 0;
+    switch (s->kind) {
+    case PW_SHAPE_SPHERE: return PI * s->radius * s->radius;
+    case PW_SHAPE_BOX: return turned ? 0 : 4 * s->half_extents.x * s->half_extents.z;
+    case PW_SHAPE_CYLINDER: return turned ? 0 : PI * s->radius * s->radius;
+    default: return 0;
+    }
+}
+
+/* ---- emission ---------------------------------------------------------------------- */
+
+static double particle_mass(const pw_source_desc *d, double h)
+{
+    return d->material.rho0 * h * h * h / d->particles_per_cell;
+}
+
+/* particles a second */
+static double particle_rate(const pw_source_desc *d, double h)
+{
+    return d->rate / particle_mass(d, h);
+}
+
+/* Particles born by time t: those with t_k = t_start + (k + 1) / r <= t. */
+static uint64_t born_by(const pw_source_desc *d, double h, double t)
+{
+    double r = particle_rate(d, h), span = fmin(t, d->t_end) - d->t_start;
+    if (!(span > 0)) return 0;
+    /* the estimate, then made to agree with t_k's own rounding, so that the clock set to
+     * a t_k (pw_emit_next_time) sees that particle born */
+    double t_last = fmin(t, d->t_end);
+    uint64_t c = (uint64_t)floor(r * span);
+    while (d->t_start + (double)(c + 1) / r <= t_last) c++;
+    while (c > 0 && d->t_start + (double)c / r > t_last) c--;
+    return c;
+}
+
+uint64_t pw_source_total(const pw_source_desc *d, double h)
+{
+    return born_by(d, h, d->t_end);
+}
+
+static uint64_t mix64(uint64_t x) /* splitmix64's finaliser */
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* The q-th uniform number in [-1, 1) of particle k of a source. */
+static double draw(uint64_t seed, uint64_t k, uint64_t q)
+{
+    uint64_t r = mix64(mix64(seed + 0x9e3779b97f4a7c15ull) ^ mix64(k ^ 0x736e6f77ull) ^ q);
+    return (double)(r >> 11) * 0x1p-52 - 1.0;
+}
+
+/* A point uniform in the shape's body-frame box that the shape holds, by rejection
+ * (a sphere or cylinder holds more than half its box, so 64 tries leave a miss once
+ * in 2^64 draws; then the centre). */
+static vec3 body_point(const pw_shape *s, uint64_t seed, uint64_t k)
+{
+    vec3 half;
+    body_extent(s, &half);
+    for (uint64_t t = 0; t < 64; t++) {
+        vec3 u = v3(draw(seed, k, 3 * t), draw(seed, k, 3 * t + 1), draw(seed, k, 3 * t + 2));
+        if (s->kind == PW_SHAPE_BOX) return v3(u.x * half.x, u.y * half.y, u.z * half.z);
+        double r2 = s->kind == PW_SHAPE_SPHERE ? v3_length2(u) : u.x * u.x + u.z * u.z;
+        if (r2 < 1) return v3(u.x * half.x, u.y * half.y, u.z * half.z);
+    }
+    return v3_zero();
+}
+
+/* A velocity uniform in the ball of radius `jitter`. */
+static vec3 jitter_of(double jitter, uint64_t seed, uint64_t k)
+{
+    if (!(jitter > 0)) return v3_zero();
+    for (uint64_t t = 0; t < 64; t++) {
+        vec3 u = v3(draw(seed, k, 1000 + 3 * t), draw(seed, k, 1001 + 3 * t),
+                    draw(seed, k, 1002 + 3 * t));
+        if (v3_length2(u) < 1) return v3_scale(u, jitter);
+    }
+    return v3_zero();
+}
+
+pw_status pw_emit_add_source(pw_sim *s, const pw_source_desc *d, pw_error *err)
+{
+    if (s->n_sources >= PW_SIM_MAX_SOURCES)
+        return pw_fail(err, PW_EINVAL, "sim: at most %d sources", PW_SIM_MAX_SOURCES);
+    pw_status rc = pw_source_check(d, s->p.h, s->p.domain_min, s->p.domain_max, err);
+    if (rc == PW_OK) rc = pw_particles_hold_emission(&s->pt, err);
+    if (rc != PW_OK) return rc;
+    s->sources[s->n_sources] = *d;
+    s->emitted[s->n_sources] = 0;
+    s->n_sources++;
+    return PW_OK;
+}
+
+pw_status pw_emit_due(pw_sim *s, pw_error *err)
+{
+    double h = s->p.h;
+    pw_seeded out;
+    memset(&out, 0, sizeof out);
+    pw_status rc = PW_OK;
+    for (int i = 0; i < s->n_sources && rc == PW_OK; i++) {
+        const pw_source_desc *d = &s->sources[i];
+        uint64_t due = born_by(d, h, s->t);
+        if (due <= s->emitted[i]) continue;
+        double m = particle_mass(d, h), r = particle_rate(d, h);
+        out.n = 0;
+        vec3 lo = v3_add(s->p.domain_min, v3(h, h, h)), hi = v3_sub(s->p.domain_max, v3(h, h, h));
+        for (uint64_t k = s->emitted[i]; k < due && rc == PW_OK; k++) {
+            double t_k = d->t_start + (double)(k + 1) / r;
+            pw_shape_pose pose;
+            pw_shape_pose_at(&d->shape, t_k, &pose);
+            vec3 b = body_point(&d->shape, d->seed, k);
+            vec3 x = v3_add(m3_mulv(pose.world_from_body, b), pose.origin);
+            vec3 v = v3_add(d->velocity, jitter_of(d->jitter, d->seed, k));
+            /* on along its velocity from its birth to the step that takes it */
+            x = v3_min(v3_max(v3_madd(x, v, fmax(0.0, s->t - t_k)), lo), hi);
+            rc = pw_seeded_append(&out, x, v, m, d->material.E0, d->material.rho0, &d->material,
+                                  err);
+        }
+        for (size_t p = 0; p < out.n; p++) out.V0[p] = m / d->material.rho0;
+        double drag = d->terminal_speed > 0 ? v3_length(s->p.gravity) / d->terminal_speed : 0;
+        if (rc == PW_OK) rc = pw_sim_append_emitted(s, &out, drag, err);
+        if (rc == PW_OK) s->emitted[i] = due;
+    }
+    pw_seeded_free(&out);
+    return rc;
+}
+
+double pw_emit_next_time(const pw_sim *s)
+{
+    double next = INFINITY;
+    for (int i = 0; i < s->n_sources; i++) {
+        const pw_source_desc *d = &s->sources[i];
+        if (s->emitted[i] >= pw_source_total(d, s->p.h)) continue;
+        double t = d->t_start + (double)(s->emitted[i] + 1) / particle_rate(d, s->p.h);
+        if (t < next) next = t;
+    }
+    return next;
+}
+
+double pw_emit_mass(const pw_sim *s)
+{
+    double mass = 0;
+    for (int i = 0; i < s->n_sources; i++)
+        mass += (double)s->emitted[i] * particle_mass(&s->sources[i], s->p.h);
+    return mass;
+}
+
+/* ---- flight ---------------------------------------------------------------------------- */
+
+void pw_emit_flight(pw_sim *s, double t_next, double dt)
+{
+    pw_particles *pt = &s->pt;
+    if (!pt->emits) return;
+    const pw_grid *g = &s->grid;
+    vec3 air = s->p.air_velocity;
+    double gap = LANDING_GAP * s->p.h, band = (WALL_BAND + LANDING_GAP) * s->p.h;
+    vec3 lo = v3_add(s->p.domain_min, v3(band, band, band));
+    vec3 hi = v3_sub(s->p.domain_max, v3(band, band, band));
+    int colliders = pw_colliders_count(s->colliders) > 0;
+    long n = (long)s->n_step;
+#pragma omp parallel for schedule(static) num_threads(s->threads)
+    for (long p = 0; p < n; p++) {
+        if (!(pt->drag[p] > 0)) continue;
+        vec3 x = pt->x[p];
+        int landed = x.x < lo.x || x.y < lo.y || x.z < lo.z || x.x > hi.x || x.y > hi.y ||
+                     x.z > hi.z || (colliders && pw_colliders_phi(s->colliders, t_next, x) < gap);
+        if (!landed) {
+            pw_pstep q;
+            pw_pstep_expand(&s->ps[p], g->inv_h, &q);
+            double wm = 0, ww = 0;
+            for (int a = 0; a < 4; a++)
+                for (int b = 0; b < 4; b++)
+                    for (int c = 0; c < 4; c++) {
+                        double w = q.w[0][a] * q.w[1][b] * q.w[2][c];
+                        wm += w * g->m[pw_stencil_node(g, &s->ps[p], a, b, c)];
+                        ww += w * w;
+                    }
+            landed = wm > LANDING_CROWD * pt->m[p] * ww;
+        }
+        if (landed) {
+            pt->drag[p] = 0; /* part of the snowpack from now on */
+            continue;
+        }
+        /* dv/dt = -k (v - v_air), solved exactly over the step */
+        double decay = exp(-pt->drag[p] * dt);
+        pt->v[p] = v3_add(air, v3_scale(v3_sub(pt->v[p], air), decay));
+    }
+}
