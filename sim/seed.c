@@ -1,99 +1,27 @@
-/* seed.c — filling snow bodies with particles (seed.h).
+/* seed.c — filling snow bodies with particles (seed.h): where the particles go.
  *
  * Every grid cell (spacing h) overlapping the body's bounding box gets round(ppc)
  * jittered points whose offsets come from a counter-based hash of (seed, cell, k), so
  * a particle's position never depends on loop order or thread count. Points inside the
- * union of `add` and outside the union of `subtract` are kept. Stomakhin et al. 2013,
- * section 10, vary the parameters per particle: a harder, denser outer shell and
- * multiplicative noise on E; both are applied here, and so are layers by depth below
- * the body's top (section 10's walking character: a stiffer, crunchier top layer). */
+ * union of `add` and outside the union of `subtract` are kept. Each kept point takes its
+ * parameters from the fields over the body (seed_fields.c: the depth below its top, the
+ * layers by that depth, as section 10's walking character's stiffer, crunchier top
+ * layer, and the stress of settled snow) and from what its material gives it
+ * (seed_material.c: Stomakhin et al. 2013, section 10, a harder, denser outer shell and
+ * multiplicative noise on E). */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "constitutive.h"
-#include "mesh_sdf.h"
 #include "particles.h"
-#include "seed.h"
+#include "seed_internal.h"
 
 /* A body is refused when its bounding box holds more candidate points than this. */
 #define SEED_MAX_CANDIDATES 2000000000.0
 #define SEED_PI 3.14159265358979323846
 
-typedef struct {
-    const pw_shape *shape;
-    pw_mesh_sdf *sdf; /* owned, meshes and text only */
-    pw_text_outline text; /* text only: the exact distance near its surface */
-    double band;          /* [m] where the exact distance replaces the grid's */
-} seed_shape;
-
-/* ---- counter-based random numbers --------------------------------------------- */
-
-static uint64_t mix64(uint64_t x) /* splitmix64 finaliser */
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
-/* A hash of (seed, i, j, k, q), each step mixed so that nearby counters decorrelate. */
-static uint64_t hash5(uint64_t seed, int64_t i, int64_t j, int64_t k, uint64_t q)
-{
-    uint64_t h = mix64(seed + 0x9e3779b97f4a7c15ull);
-    h = mix64(h ^ (uint64_t)i);
-    h = mix64(h ^ ((uint64_t)j + 0x632be59bd9b4e019ull));
-    h = mix64(h ^ ((uint64_t)k + 0x85157af5ull));
-    return mix64(h ^ q);
-}
-
-static double unit_double(uint64_t h) { return (double)(h >> 11) * (1.0 / 9007199254740992.0); }
-
-/* Value noise in [-1, 1] with feature size `scale` [m]: hashed lattice values blended
- * with smoothstep weights (continuous, so neighbouring particles get similar E). */
-static double value_noise(uint64_t seed, double scale, vec3 x)
-{
-    double g[3] = {x.x / scale, x.y / scale, x.z / scale}, w[3];
-    int64_t c[3];
-    for (int a = 0; a < 3; a++) {
-        double f = floor(g[a]);
-        c[a] = (int64_t)f;
-        double t = g[a] - f;
-        w[a] = t * t * (3 - 2 * t);
-    }
-    double sum = 0;
-    for (int corner = 0; corner < 8; corner++) {
-        int di = corner & 1, dj = (corner >> 1) & 1, dk = (corner >> 2) & 1;
-        double v = 2 * unit_double(hash5(seed ^ 0x6e6f697365ull, c[0] + di, c[1] + dj, c[2] + dk, 0)) - 1;
-        sum += v * (di ? w[0] : 1 - w[0]) * (dj ? w[1] : 1 - w[1]) * (dk ? w[2] : 1 - w[2]);
-    }
-    return sum;
-}
-
 /* ---- shapes -------------------------------------------------------------------- */
-
-static double shape_phi(const seed_shape *s, vec3 x)
-{
-    if (!s->sdf) return pw_shape_sdf(s->shape, 0.0, x, NULL);
-    vec3 p = pw_mesh_sdf_body_point(s->shape, 0.0, x, NULL);
-    double phi = pw_mesh_sdf_phi(s->sdf, p, NULL);
-    /* a text's letters exactly, corners and holes included: the grid's trilinear values
-     * round concave corners by up to ~0.1 h, which seeded snow into the counters of R */
-    if (s->text.n_contours && fabs(phi) < s->band)
-        phi = pw_text_sdf(&s->text, s->shape->text_depth, p);
-    return phi;
-}
-
-/* signed distance [m] to the body (union of add minus union of subtract) */
-static double body_phi(const seed_shape *add, int n_add, const seed_shape *sub, int n_sub, vec3 x)
-{
-    double phi = INFINITY;
-    for (int a = 0; a < n_add; a++) phi = fmin(phi, shape_phi(&add[a], x));
-    for (int s = 0; s < n_sub; s++) phi = fmax(phi, -shape_phi(&sub[s], x));
-    return phi;
-}
 
 /* world bounding box of a bounded shape at t = 0 (from its body-frame box corners) */
 static void shape_bounds(const seed_shape *s, vec3 *lo, vec3 *hi)
@@ -279,297 +207,6 @@ static pw_status prepare_shapes(const pw_shape *in, int n, double h, seed_shape 
     return PW_OK;
 }
 
-/* E [Pa] and rho [kg/m^3] of a particle at x, depth [m] below the body surface, from
- * E0 and rho0 of its material (or layer) by the body material's shell blend, then its
- * noise. */
-static void particle_material(const pw_material *mat, double E0, double rho0, uint64_t seed,
-                              vec3 x, double depth, double *E, double *rho)
-{
-    double shell = 1.0; /* 0 at the surface, 1 at shell_depth and below */
-    if (mat->shell_depth > 0) shell = fmin(fmax(depth / mat->shell_depth, 0.0), 1.0);
-    *E = E0 * (mat->shell_E_factor + (1 - mat->shell_E_factor) * shell);
-    *rho = rho0 * (mat->shell_rho_factor + (1 - mat->shell_rho_factor) * shell);
-    if (mat->E_noise > 0) *E *= 1 + mat->E_noise * value_noise(seed, mat->noise_scale, x);
-}
-
-/* ---- layers -------------------------------------------------------------------- */
-
-/* What one material gives a particle: the per-particle fields of pw_seeded. */
-typedef struct {
-    double mu0, lambda0;     /* [Pa] */
-    double xi, theta_c, theta_s, Jp_min, Jp_max, Jp_floor;
-    double rho;              /* [kg/m^3] */
-    /* the optional laws: PW_LAW_* bits (the material's that weighs most in a blend) */
-    uint32_t law;
-    double friction_angle, cohesion, durability_rate; /* [rad], [Pa], [-] */
-} particle_values;
-
-static particle_values values_of(const pw_material *mat, double E, double rho)
-{
-    particle_values v;
-    pw_lame(E, mat->nu, &v.mu0, &v.lambda0);
-    v.xi = mat->xi;
-    v.theta_c = mat->theta_c;
-    v.theta_s = mat->theta_s;
-    v.Jp_min = mat->Jp_min;
-    v.Jp_max = mat->Jp_max;
-    /* (the denser shell, seeded above rho_max, is not compacted at all) */
-    double floor_rho = mat->rho_max > 0 ? fmin(1.0, rho / mat->rho_max) : 0.0;
-    v.Jp_floor = fmax(mat->Jp_floor, floor_rho);
-    v.rho = rho;
-    v.law = pw_plasticity_law(mat->plasticity) |
-            (mat->hardening == PW_HARDENING_DENSITY ? PW_LAW_DENSITY_HARDENING : 0u);
-    v.friction_angle = mat->friction_angle * (3.14159265358979323846 / 180.0);
-    v.cohesion = mat->cohesion;
-    v.durability_rate = mat->durability_rate;
-    return v;
-}
-
-static double lerp(double a, double b, double s) { return a + s * (b - a); }
-
-static particle_values values_lerp(particle_values a, particle_values b, double s)
-{
-    particle_values v = {lerp(a.mu0, b.mu0, s),         lerp(a.lambda0, b.lambda0, s),
-                         lerp(a.xi, b.xi, s),           lerp(a.theta_c, b.theta_c, s),
-                         lerp(a.theta_s, b.theta_s, s), lerp(a.Jp_min, b.Jp_min, s),
-                         lerp(a.Jp_max, b.Jp_max, s),   lerp(a.Jp_floor, b.Jp_floor, s),
-                         lerp(a.rho, b.rho, s),
-                         s < 0.5 ? a.law : b.law,
-                         lerp(a.friction_angle, b.friction_angle, s),
-                         lerp(a.cohesion, b.cohesion, s),
-                         lerp(a.durability_rate, b.durability_rate, s)};
-    return v;
-}
-
-/* The values material m (a layer's, or the body's own) gives a particle at x with the
- * body material's shell and noise. */
-typedef struct {
-    const pw_material *body; /* shell and noise */
-    uint64_t seed;
-    vec3 x;
-    double surface_depth; /* [m] to the nearest surface, for the shell */
-} particle_site;
-
-static particle_values values_at(const particle_site *at, const pw_material *m)
-{
-    double E, rho;
-    particle_material(at->body, m->E0, m->rho0, at->seed, at->x, at->surface_depth, &E, &rho);
-    return values_of(m, E, rho);
-}
-
-/* Depth [m] of x below the body's top: the distance straight up (+y) to the first point
- * outside the body, y_top the top of its bounding box. Steps of |phi| never leave the
- * body (|phi| of a union or difference of distances is at most the distance to its
- * boundary); a step of at least h/8 keeps the walk short beside a wall, then bisection
- * finds the exit to 1e-4 h. */
-static double depth_below_top(const seed_shape *add, int n_add, const seed_shape *sub, int n_sub,
-                              vec3 x, double phi, double y_top, double h)
-{
-    double inside = x.y, step_min = h / 8;
-    vec3 p = x;
-    while (phi < 0) {
-        inside = p.y;
-        p.y += fmax(-phi, step_min);
-        if (p.y > y_top) {
-            p.y = y_top;
-            phi = body_phi(add, n_add, sub, n_sub, p);
-            if (phi < 0) return y_top - x.y; /* (the box's top is outside every shape) */
-            break;
-        }
-        phi = body_phi(add, n_add, sub, n_sub, p);
-    }
-    double outside = p.y;
-    while (outside - inside > 1e-4 * h) {
-        p.y = 0.5 * (inside + outside);
-        if (body_phi(add, n_add, sub, n_sub, p) < 0) inside = p.y;
-        else outside = p.y;
-    }
-    return 0.5 * (inside + outside) - x.y;
-}
-
-/* The values at depth d [m] below the top of body b at site at; *label = 1 + the index
- * of the layer whose values weigh most, 0 for the body's own material. */
-static particle_values layered_values(const pw_body_desc *b, const particle_site *at, double d,
-                                      uint32_t *label)
-{
-    double z = 0; /* top of layer k */
-    for (int k = 0; k < b->n_layers; k++) {
-        const pw_layer *L = &b->layers[k];
-        if (d < z + L->thickness + L->blend) {
-            particle_values v = values_at(at, &L->material);
-            double s = L->blend > 0 ? (d - z - L->thickness) / L->blend : 0;
-            *label = (uint32_t)k + 1;
-            if (s <= 0) return v;
-            const pw_material *next = k + 1 < b->n_layers ? &b->layers[k + 1].material : at->body;
-            if (s >= 0.5) *label = k + 1 < b->n_layers ? (uint32_t)k + 2 : 0;
-            return values_lerp(v, values_at(at, next), s);
-        }
-        z += L->thickness + L->blend;
-    }
-    *label = 0;
-    return values_at(at, at->body);
-}
-
-/* ---- settled snow ------------------------------------------------------------- */
-
-/* The values body b gives a particle at x, depth d below its top (layers, shell, noise). */
-static particle_values values_at_depth(const pw_body_desc *b, const pw_material *mat,
-                                       const seed_shape *add, const seed_shape *sub, vec3 x,
-                                       double d)
-{
-    const particle_site at = {mat, b->seed, x, -body_phi(add, b->n_add, sub, b->n_subtract, x)};
-    uint32_t label;
-    return b->n_layers > 0 ? layered_values(b, &at, d, &label) : values_at(&at, mat);
-}
-
-/* The top of the body's column through (x.x, x.z) above height x.y, in *y_top; 0 when
- * that point is outside the body. */
-static int column_top(const pw_body_desc *b, const seed_shape *add, const seed_shape *sub,
-                      vec3 x, double y_box, double h, double *y_top)
-{
-    double phi = body_phi(add, b->n_add, sub, b->n_subtract, x);
-    if (!(phi < 0)) return 0;
-    *y_top = x.y + depth_below_top(add, b->n_add, sub, b->n_subtract, x, phi, y_box, h);
-    return 1;
-}
-
-/* Fe of snow lying still under its own weight (body.settled), for a particle at x, depth
- * d below the body's top (y_box: the top of its bounding box), with values pv. The
- * infinite-slope state: where the top surface has the upward normal n, the plane through
- * x parallel to it
- * carries the column above, t = rho_col d (n . y) g per unit of its area (rho_col d: the
- * column's mass per horizontal area, integrated over its layers; n . y: a tilted plane's
- * area per horizontal area). So sigma n = t, and the stress in the planes parallel to
- * the top is left zero: sigma = (t . n) n n^T + s n^T + n s^T, s = t - (t . n) n. That
- * state satisfies div sigma + rho g = 0 and leaves a field's vertical sides free of
- * traction, so a box of snow on flat ground is in equilibrium to its edges (the laterally
- * confined state, sigma_xx = nu / (1 - nu) sigma_yy, would push its sides out).
- * Fe = I + eps, the linear strain of sigma: eps = ((1 + nu) sigma - nu tr(sigma) I) / E.
- * The strains are small (1e-3 for the paper's fields), where the fixed-corotated stress
- * is the linear one to their square. */
-static pw_status settled_Fe(const pw_body_desc *b, const pw_material *mat, const seed_shape *add,
-                            const seed_shape *sub, vec3 x, double d, double y_box, double h,
-                            const particle_values *pv, mat3 *Fe, pw_error *err)
-{
-    vec3 top = v3(x.x, x.y + d, x.z);
-    /* the top's slope from the tops of the columns h/4 to either side (one side where the
-     * other leaves the body: the gradient of phi would tilt beside a side face) */
-    double e = h / 4, slope[2] = {0, 0};
-    for (int a = 0; a < 2; a++) {
-        vec3 lo = x, hi = x;
-        if (a == 0) lo.x -= e, hi.x += e;
-        else lo.z -= e, hi.z += e;
-        double y_lo, y_hi;
-        int in_lo = column_top(b, add, sub, lo, y_box, h, &y_lo);
-        int in_hi = column_top(b, add, sub, hi, y_box, h, &y_hi);
-        if (in_lo && in_hi) slope[a] = (y_hi - y_lo) / (2 * e);
-        else if (in_hi) slope[a] = (y_hi - top.y) / e;
-        else if (in_lo) slope[a] = (top.y - y_lo) / e;
-    }
-    vec3 n = v3_normalize(v3(-slope[0], 1, -slope[1]));
-    enum { SAMPLES = 8 };              /* midpoints: exact for the linear blends of layers */
-    double column = 0;                 /* [kg/m^2] */
-    for (int k = 0; k < SAMPLES; k++) {
-        double dk = (k + 0.5) / SAMPLES * d;
-        column += values_at_depth(b, mat, add, sub, v3(x.x, top.y - dk, x.z), dk).rho * d / SAMPLES;
-    }
-    vec3 t = v3_scale(b->gravity, column * n.y);
-    double tn = v3_dot(t, n), mu = pv->mu0, lambda = pv->lambda0;
-    vec3 shear = v3_madd(t, n, -tn);
-    mat3 sigma = m3_add(m3_scale(m3_outer(n, n), tn),
-                        m3_add(m3_outer(shear, n), m3_outer(n, shear)));
-    double E = mu * (3 * lambda + 2 * mu) / (lambda + mu), nu = lambda / (2 * (lambda + mu));
-    mat3 volumetric = m3_scale(m3_identity(), nu * m3_trace(sigma));
-    mat3 eps = m3_scale(m3_sub(m3_scale(sigma, 1 + nu), volumetric), 1.0 / E);
-    *Fe = m3_add(m3_identity(), eps);
-    mat3 U, V;
-    vec3 s;
-    m3_svd(*Fe, &U, &s, &V);
-    double lo = fmin(s.x, fmin(s.y, s.z)), hi = fmax(s.x, fmax(s.y, s.z));
-    if (lo < 1 - pv->theta_c || hi > 1 + pv->theta_s)
-        return pw_fail(err, PW_EINVAL,
-                       "snow body: settled: %.3g m below its top the snow's own weight "
-                       "strains it by %.3g, beyond theta_c = %g or theta_s = %g: it would "
-                       "compact plastically, which a settled seed does not model (make it "
-                       "shallower or stiffer)",
-                       d, fmax(1 - lo, hi - 1), pv->theta_c, pv->theta_s);
-    return PW_OK;
-}
-
-static pw_status check_settled(const pw_body_desc *b, pw_error *err)
-{
-    if (!b->settled) return PW_OK;
-    if (!(b->gravity.y < 0 && b->gravity.x == 0 && b->gravity.z == 0))
-        return pw_fail(err, PW_EINVAL, "snow body: settled needs gravity straight down (0, -g, 0): "
-                       "depth is measured straight up (gravity is (%g, %g, %g))",
-                       b->gravity.x, b->gravity.y, b->gravity.z);
-    double w2 = v3_length2(b->velocity) + v3_length2(b->angular_velocity);
-    if (w2 > 0)
-        return pw_fail(err, PW_EINVAL, "snow body: settled snow lies still: it cannot have a "
-                       "velocity or angular_velocity");
-    return PW_OK;
-}
-
-pw_status pw_layers_check(const pw_body_desc *b, const pw_material *mat, int *layer,
-                          const char **key, double *value, char *why, size_t why_size)
-{
-    *layer = -1;
-    if (b->n_layers < 0 || b->n_layers > PW_BODY_MAX_LAYERS) {
-        *key = "layers";
-        *value = b->n_layers;
-        snprintf(why, why_size, "at most %d layers", PW_BODY_MAX_LAYERS);
-        return PW_EINVAL;
-    }
-    for (int k = 0; k < b->n_layers; k++) {
-        const pw_layer *L = &b->layers[k];
-        *layer = k;
-        if (pw_material_check(&L->material, key, value, why, why_size) != PW_OK) return PW_EINVAL;
-        if (!(L->thickness > 0) || !isfinite(L->thickness)) {
-            *key = "thickness";
-            *value = L->thickness;
-            snprintf(why, why_size, "must be a finite length > 0 [m]");
-            return PW_EINVAL;
-        }
-        if (!(L->blend >= 0) || !isfinite(L->blend)) {
-            *key = "blend";
-            *value = L->blend;
-            snprintf(why, why_size, "must be a finite length >= 0 [m]");
-            return PW_EINVAL;
-        }
-        /* xi (1 - Jp_min) along the blend is a product of two linear ramps: a parabola,
-         * whose peak may lie inside */
-        const pw_material *next = k + 1 < b->n_layers ? &b->layers[k + 1].material : mat;
-        double xi0 = L->material.xi, dxi = next->xi - xi0;
-        double u0 = 1 - L->material.Jp_min, du = (1 - next->Jp_min) - u0;
-        if (L->blend > 0 && dxi * du < 0) {
-            double s = fmin(fmax(-(xi0 * du + u0 * dxi) / (2 * dxi * du), 0.0), 1.0);
-            double peak = (xi0 + s * dxi) * (u0 + s * du);
-            if (peak > PW_MAX_HARDENING_EXPONENT) {
-                *key = "blend";
-                *value = L->blend;
-                snprintf(why, why_size, "xi and Jp_min blend into the next material's so "
-                         "that the hardening factor e^(xi (1 - Jp_min)) reaches e^%g inside "
-                         "the blend (keep it <= %g, or set blend to 0)", peak,
-                         PW_MAX_HARDENING_EXPONENT);
-                return PW_EINVAL;
-            }
-        }
-    }
-    *layer = -1;
-    return PW_OK;
-}
-
-static pw_status check_layers(const pw_body_desc *b, const pw_material *mat, pw_error *err)
-{
-    int layer;
-    const char *key;
-    double value;
-    char why[256];
-    if (pw_layers_check(b, mat, &layer, &key, &value, why, sizeof why) == PW_OK) return PW_OK;
-    if (layer < 0) return pw_fail(err, PW_EINVAL, "snow body: %s = %g: %s", key, value, why);
-    return pw_fail(err, PW_EINVAL, "snow body: layers[%d].%s = %g: %s", layer, key, value, why);
-}
-
 /* Appends one particle with the given values, label, Fe and rest counter. */
 static pw_status append_values(pw_seeded *out, vec3 x, vec3 v, double m,
                                const particle_values *pv, uint32_t label, mat3 Fe, uint32_t rest,
@@ -608,8 +245,8 @@ pw_status pw_seed_body(const pw_body_desc *b, const pw_material *mat, double h, 
 {
     pw_status rc = check_body(b, h, err);
     if (rc == PW_OK) rc = check_material(mat, err);
-    if (rc == PW_OK) rc = check_layers(b, mat, err);
-    if (rc == PW_OK) rc = check_settled(b, err);
+    if (rc == PW_OK) rc = pw_seed_check_layers(b, mat, err);
+    if (rc == PW_OK) rc = pw_seed_check_settled(b, err);
     if (rc != PW_OK) return rc;
     seed_shape add[PW_BODY_MAX_SHAPES], sub[PW_BODY_MAX_SHAPES];
     if ((rc = prepare_shapes(b->add, b->n_add, h, add, err)) != PW_OK) return rc;
@@ -649,22 +286,22 @@ pw_status pw_seed_body(const pw_body_desc *b, const pw_material *mat, double h, 
                     uint64_t r = hash5(b->seed, i, j, k, (uint64_t)q);
                     vec3 x = v3((i + unit_double(mix64(r ^ 1))) * h, (j + unit_double(mix64(r ^ 2))) * h,
                                 (k + unit_double(mix64(r ^ 3))) * h);
-                    double phi = body_phi(add, b->n_add, sub, b->n_subtract, x);
+                    double phi = pw_seed_body_phi(add, b->n_add, sub, b->n_subtract, x);
                     if (!(phi < 0)) continue;
                     /* 3. per-particle material (section 10), by layer; the velocity
                      * below */
                     const particle_site at = {mat, b->seed, x, -phi};
                     uint32_t label = 0;
                     double depth = b->n_layers > 0 || b->settled
-                                       ? depth_below_top(add, b->n_add, sub, b->n_subtract, x,
-                                                         phi, hi.y, h)
+                                       ? pw_seed_depth_below_top(add, b->n_add, sub, b->n_subtract,
+                                                                 x, phi, hi.y, h)
                                        : 0;
-                    particle_values pv = b->n_layers > 0 ? layered_values(b, &at, depth, &label)
-                                                         : values_at(&at, mat);
+                    particle_values pv = b->n_layers > 0
+                                             ? pw_seed_layered_values(b, &at, depth, &label)
+                                             : pw_seed_values_at(&at, mat);
                     mat3 Fe = m3_identity();
-                    if (b->settled &&
-                        (rc = settled_Fe(b, mat, add, sub, x, depth, hi.y, h, &pv, &Fe, err)) !=
-                            PW_OK) {
+                    if (b->settled && (rc = pw_seed_settled_Fe(b, mat, add, sub, x, depth, hi.y, h,
+                                                               &pv, &Fe, err)) != PW_OK) {
                         out->n = first;
                         goto done;
                     }
@@ -703,7 +340,7 @@ done:
 pw_status pw_seeded_append(pw_seeded *out, vec3 x, vec3 v, double m, double E, double rho,
                            const pw_material *mat, pw_error *err)
 {
-    particle_values pv = values_of(mat, E, rho);
+    particle_values pv = pw_seed_values_of(mat, E, rho);
     return append_values(out, x, v, m, &pv, 0, m3_identity(), 0, err);
 }
 
