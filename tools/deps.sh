@@ -10,9 +10,12 @@ libopencolorio-dev opencolorio-tools"
 # What only the tests use: a real Slurm cluster for the farm test, whose daemons the test
 # starts itself in a scratch folder (never as services: see powder_install_deps); the
 # DejaVu faces beyond the core ones (text_mesh_closed meshes Sans Mono Oblique); Blender
-# and Python for the tests of tools/blender_*.py. Every file outside the repository that
-# a test opens comes from one of these (test deps_install_what_tests_open).
-POWDER_TEST_PACKAGES="slurmctld slurmd slurm-client munge fonts-dejavu-extra blender python3"
+# and Python for the tests of tools/blender_*.py; binutils' nm for the symbols the
+# libraries ask for (build_core_without_freetype; the compiler brings it too). Every file
+# outside the repository that a test opens comes from one of these (test
+# deps_install_what_tests_open).
+POWDER_TEST_PACKAGES="slurmctld slurmd slurm-client munge fonts-dejavu-extra blender python3
+binutils"
 
 powder_missing_packages() { # [tests]
     local missing="" p list=$POWDER_PACKAGES
