@@ -26,11 +26,14 @@ typedef struct {
     int json, help, threads, quiet;
     int gathered; /* collider index whose gathered snow is measured, -1: none */
     int surface;  /* measure the top surface's change against the first frame */
+    int layer;    /* measure the snow fallen on layer_region (--layer) */
+    pw_layer_region layer_region;
 } stats_options;
 
 static const char *const help_text =
     "usage: powder stats scene.json [--frames SPEC] [--output DIR] [--caches DIR] [--link H]\n"
-    "                               [--crumb SHARE] [--gathered K] [--surface] [--json]\n"
+    "                               [--crumb SHARE] [--gathered K] [--surface]\n"
+    "                               [--layer X0,Z0,X1,Z1[,Y0]] [--json]\n"
     "                               [--threads N] [--quiet]\n"
     "\n"
     "Measures each cached frame of the shot:\n"
@@ -92,6 +95,15 @@ static const char *const help_text =
     "              over a column counts as heaped), and the density [kg/m^3] of the snow\n"
     "              within 2 h under the surface of the lowered columns (the print's\n"
     "              floor, compacted) and of the columns that did not move (the field)\n"
+    "  layer       with --layer X0,Z0,X1,Z1[,Y0]: snow that fell (sim.sources) on the\n"
+    "              rectangle x in [X0, X1], z in [Z0, Z1] above the floor Y0 [m]: the mass\n"
+    "              the sources emitted by the frame, the mass present, the mass still in\n"
+    "              the air, the landed mass over the region [kg]; the mean depth over\n"
+    "              columns of h (each column's highest particle plus half its size) and\n"
+    "              the depth its mass would make at its particles' own density [m]; that\n"
+    "              density (mass over the particles' volume) [kg/m^3], then by depth below\n"
+    "              each column's top in four equal parts, top first; the share of the\n"
+    "              columns with snow\n"
     "--json prints one JSON object per frame and line. --threads N and --quiet are taken\n"
     "as by every command (stats has no progress display: --quiet changes nothing).\n"
     "Caches come from `powder sim` (--caches DIR, else DIR/cache/ with --output DIR when\n"
@@ -105,7 +117,7 @@ static int parse(int argc, char **argv, stats_options *o)
     o->link_h = 0; /* 0: follow the scene's seeding (pw_stats_default_link_h) */
     o->gathered = -1;
     static const char *const options =
-        " --frames= --output= --caches= --link= --crumb= --gathered= --surface --json"
+        " --frames= --output= --caches= --link= --crumb= --gathered= --surface --layer= --json"
         " --threads= --quiet ";
     for (int a = 2; a < argc; a++) {
         const char *arg = argv[a];
@@ -134,6 +146,21 @@ static int parse(int argc, char **argv, stats_options *o)
         } else if (!strcmp(name, "--gathered")) {
             if (!pw_cli_int("stats", name, value, 0, PW_STATS_MAX_COLLIDERS - 1, &o->gathered))
                 return 0;
+        } else if (!strcmp(name, "--layer")) {
+            pw_layer_region *r = &o->layer_region;
+            char end;
+            r->y0 = 0;
+            int n = sscanf(value, "%lf,%lf,%lf,%lf%c", &r->x0, &r->z0, &r->x1, &r->z1, &end);
+            if (n == 5 && end == ',') n = sscanf(value, "%lf,%lf,%lf,%lf,%lf%c", &r->x0, &r->z0,
+                                                 &r->x1, &r->z1, &r->y0, &end) == 5 ? 4 : 0;
+            if (n != 4 || !(r->x1 > r->x0) || !(r->z1 > r->z0) || !isfinite(r->x1 - r->x0) ||
+                !isfinite(r->z1 - r->z0) || !isfinite(r->y0)) {
+                pw_cli_usage_error("stats", "--layer %s: expected X0,Z0,X1,Z1[,Y0] [m], the "
+                                   "rectangle x in [X0, X1], z in [Z0, Z1] with X0 < X1 and "
+                                   "Z0 < Z1, and the floor's height Y0 (default 0)", value);
+                return 0;
+            }
+            o->layer = 1;
         } else if (!strcmp(name, "--threads")) {
             if (!pw_cli_int("stats", name, value, 1, 1024, &o->threads)) return 0;
         } else {
@@ -156,7 +183,7 @@ static int scene_has_laws(const pw_scene *sc)
     return laws;
 }
 
-static void print_header(const pw_scene *sc, int gathered, int surface, int durable)
+static void print_header(const pw_scene *sc, int gathered, int surface, int durable, int layer)
 {
     printf("%5s %9s %9s %7s %7s %5s %7s %5s %7s %7s %6s %7s %7s %7s %7s %6s %6s %6s %10s %10s "
            "%10s %7s %6s %6s",
@@ -178,11 +205,31 @@ static void print_header(const pw_scene *sc, int gathered, int surface, int dura
     if (surface)
         printf(" %9s %9s %9s %9s %7s %7s", "deepest", "lowered", "dug [m3]", "heaped",
                "rho prt", "field");
+    if (layer)
+        printf(" %9s %9s %9s %9s %8s %8s %7s %6s %6s %6s %6s %6s", "emitted", "present",
+               "in air", "layer kg", "depth", "m/rho/A", "rho", "top", "2nd", "3rd", "bottom",
+               "cover");
     printf("  top99 [m]  bounds [m]\n");
 }
 
+/* The layer's columns (--layer): masses, depths, densities; "-" where not measured. */
+static void print_layer_row(const pw_layer_stats *L)
+{
+    if (L->mass_emitted >= 0) printf(" %9.4g", L->mass_emitted);
+    else printf(" %9s", "-");
+    printf(" %9.4g %9.4g %9.4g %8.4f", L->mass_present, L->mass_in_air, L->mass, L->depth_mean);
+    if (L->has_density) {
+        printf(" %8.4f %7.1f", L->depth_of_mass, L->rho_mean);
+        for (int b = 0; b < PW_LAYER_BINS; b++) printf(" %6.0f", L->rho_bin[b]);
+    } else {
+        printf(" %8s %7s", "-", "-");
+        for (int b = 0; b < PW_LAYER_BINS; b++) printf(" %6s", "-");
+    }
+    printf(" %5.1f%%", 100 * L->covered);
+}
+
 static void print_row(int f, const pw_frame_stats *st, int durable, const pw_gathered *g,
-                      const pw_surface_change *sf)
+                      const pw_surface_change *sf, const pw_layer_stats *L)
 {
     printf("%5d %9zu %9zu %6.1f%% %6.1f%% %5zu %6.1f%% %5zu %6.2f%% %6.2f%% %6zu %6.1f%% "
            "%6.1f%% %6.1f%% %6.1f%% %6.3f %6.3f %6.3f %10.4g",
@@ -225,6 +272,7 @@ static void print_row(int f, const pw_frame_stats *st, int durable, const pw_gat
         else
             printf(" %7s %7s", "-", "-");
     }
+    if (L) print_layer_row(L);
     printf("  %8.3f  [%.3f %.3f %.3f]-[%.3f %.3f %.3f]\n", st->top99, st->lo.x, st->lo.y,
            st->lo.z, st->hi.x, st->hi.y, st->hi.z);
 }
@@ -270,8 +318,33 @@ static void print_json_surface(const pw_surface_change *sf)
         printf("\"rho_field\": null}");
 }
 
+/* The layer (--layer) as a JSON object, or null. */
+static void print_json_layer(const pw_layer_stats *L)
+{
+    if (!L) {
+        printf(", \"layer\": null");
+        return;
+    }
+    char emitted[32] = "null";
+    if (L->mass_emitted >= 0) snprintf(emitted, sizeof emitted, "%.9g", L->mass_emitted);
+    printf(", \"layer\": {\"mass_emitted\": %s, \"mass_present\": %.9g, \"mass_in_air\": %.9g, "
+           "\"mass\": %.9g, \"area\": %.9g, \"columns\": %zu, \"cell\": %.6g, "
+           "\"covered\": %.6f, \"depth_mean\": %.6g, \"depth_max\": %.6g, ",
+           emitted, L->mass_present, L->mass_in_air, L->mass, L->area, L->columns, L->cell,
+           L->covered, L->depth_mean, L->depth_max);
+    if (!L->has_density) {
+        printf("\"rho_mean\": null, \"depth_of_mass\": null, \"rho_by_depth\": null}");
+        return;
+    }
+    printf("\"rho_mean\": %.6g, \"depth_of_mass\": %.6g, \"rho_by_depth\": [", L->rho_mean,
+           L->depth_of_mass);
+    for (int b = 0; b < PW_LAYER_BINS; b++) printf("%s%.6g", b ? ", " : "", L->rho_bin[b]);
+    printf("]}");
+}
+
 static void print_json(int f, double t, const pw_frame_stats *st, int collider,
-                       const pw_gathered *g, const pw_surface_change *sf)
+                       const pw_gathered *g, const pw_surface_change *sf,
+                       const pw_layer_stats *L)
 {
     char elastic[32] = "null", rho[96] = "null, \"rho_max\": null, \"ice_share\": null";
     if (st->has_elastic) /* not measured in a slim render cache */
@@ -315,6 +388,7 @@ static void print_json(int f, double t, const pw_frame_stats *st, int collider,
         printf(", \"durability\": null");
     print_json_gathered(collider, g);
     print_json_surface(sf);
+    print_json_layer(L);
     printf("}\n");
 }
 
@@ -369,6 +443,9 @@ static int run_stats(const stats_options *o, pw_scene *sc)
         for (int k = 0; k < sc->n_bodies; k++)
             if (ppc == 0 || sc->bodies[k].particles_per_cell < ppc)
                 ppc = sc->bodies[k].particles_per_cell;
+        for (int k = 0; k < sc->n_sources; k++)
+            if (ppc == 0 || sc->sources[k].particles_per_cell < ppc)
+                ppc = sc->sources[k].particles_per_cell;
         link_h = pw_stats_default_link_h(ppc);
     }
     if (o->gathered >= sc->n_colliders) {
@@ -413,14 +490,19 @@ static int run_stats(const stats_options *o, pw_scene *sc)
                 break;
             sf = &surface;
         }
+        pw_layer_stats layer, *L = NULL;
+        if (o->layer) {
+            if ((st = pw_stats_cache_layer(cache, &o->layer_region, &layer, &err)) != PW_OK) break;
+            L = &layer;
+        }
         if (o->json) {
-            print_json(f, info.time, &fs, o->gathered, g, sf);
+            print_json(f, info.time, &fs, o->gathered, g, sf, L);
         } else {
             if (!printed) {
                 durable |= fs.has_durability; /* (the columns follow what is measured) */
-                print_header(sc, o->gathered, o->surface, durable);
+                print_header(sc, o->gathered, o->surface, durable, o->layer);
             }
-            print_row(f, &fs, durable, g, sf);
+            print_row(f, &fs, durable, g, sf, L);
         }
         printed++;
         fflush(stdout);

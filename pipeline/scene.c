@@ -153,9 +153,13 @@ static pw_status check_budget(const sc_ctx *c, pw_scene *s)
         }
         total = n > SIZE_MAX - total ? SIZE_MAX : total + n;
     }
+    for (int k = 0; k < s->n_sources; k++) {
+        uint64_t n = pw_source_total(&s->sources[k], s->sim.h);
+        total = n > SIZE_MAX - total ? SIZE_MAX : total + (size_t)n;
+    }
     s->particle_estimate = total;
     if ((uint64_t)total > s->max_particles)
-        return pw_fail(c->err, PW_EINVAL, "%s: sim.bodies: about %zu particles, over the budget "
+        return pw_fail(c->err, PW_EINVAL, "%s: sim.bodies: about %zu particles (with what sources emit), over the budget "
                        "sim.max_particles = %llu (raise it, coarsen sim.h or lower "
                        "particles_per_cell)", c->file, total,
                        (unsigned long long)s->max_particles);

@@ -44,7 +44,10 @@ typedef struct {
     int n_bodies;
     pw_collider_desc colliders[PW_SCENE_MAX_COLLIDERS];
     int n_colliders;
-    size_t particle_estimate; /* sum of pw_seed_estimate over the bodies          */
+    pw_source_desc sources[PW_SIM_MAX_SOURCES]; /* snow that comes in over time (emit.h) */
+    int n_sources;
+    size_t particle_estimate; /* sum of pw_seed_estimate over the bodies, and of what
+                                 the sources emit by their end                    */
     uint64_t max_particles;   /* budget ("sim.max_particles", 5e6); over it = error */
 
     pw_camera_desc camera;    /* the static camera and the image size              */

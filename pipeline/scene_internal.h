@@ -118,6 +118,8 @@ pw_status sc_shape(const sc_ctx *c, json_t *obj, const char *path, int flags, pw
 
 /* scene_sim.c: the "sim" section (materials, bodies, colliders, solver settings). */
 pw_status sc_sim(const sc_ctx *c, json_t *sim, pw_scene *s);
+/* scene_sources.c: "sim.sources" and "sim.air_velocity" (after the materials). */
+pw_status sc_sources(const sc_ctx *c, json_t *sim, pw_scene *s);
 
 /* scene_render.c: the "render" section into the render fields of *s; n_colliders
  * bounds the surface count when colliders are drawn. */

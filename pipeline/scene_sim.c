@@ -9,7 +9,8 @@ static const char *const keys_sim[] = {
     "h",          "domain",       "gravity",           "dt_max",        "cfl",
     "beta",       "transfer",     "flip_alpha",        "cr_tolerance",  "cr_max_iterations",
     "max_particles", "materials", "bodies",            "colliders",     "rest",
-    "active_region", "courant",     "retake_limit",      NULL};
+    "active_region", "courant",     "retake_limit",      "sources",       "air_velocity",
+    NULL};
 static const char *const keys_rest[] = {"speed", "sleep_steps", "wake_speed", NULL};
 static const char *const keys_region[] = {"shape", "follow_collider", "freeze_outside", NULL};
 static const char *const keys_domain[] = {"min", "max", NULL};
@@ -486,15 +487,19 @@ pw_status sc_sim(const sc_ctx *c, json_t *sim, pw_scene *s)
     if (p->retake_limit == d.retake_limit) json_object_del(sim, "retake_limit");
     p->threads = 0;
     s->max_particles = (uint64_t)budget;
-    if ((rc = parse_materials(c, sim, s)) != PW_OK) return rc;
-
-    /* bodies */
-    json_t *bodies;
-    if ((rc = sc_get_list(c, sim, "sim", "bodies", 1, PW_SCENE_MAX_BODIES, "bodies", &bodies)) !=
-        PW_OK)
+    if ((rc = parse_materials(c, sim, s)) != PW_OK || (rc = sc_sources(c, sim, s)) != PW_OK)
         return rc;
-    if (json_array_size(bodies) == 0)
-        return sc_fail(c, "sim.bodies", "at least one snow body is required");
+
+    /* bodies (none needed where sources bring the snow) */
+    json_t *bodies;
+    int need_body = s->n_sources == 0;
+    if ((rc = sc_get_list(c, sim, "sim", "bodies", need_body, PW_SCENE_MAX_BODIES, "bodies",
+                          &bodies)) != PW_OK)
+        return rc;
+    if (!bodies) json_object_set_new(sim, "bodies", bodies = json_array());
+    if (need_body && json_array_size(bodies) == 0)
+        return sc_fail(c, "sim.bodies", "at least one snow body (or a source in "
+                                        "sim.sources) is required");
     s->n_bodies = 0;
     for (size_t k = 0; k < json_array_size(bodies); k++) {
         char at[SC_PATH];

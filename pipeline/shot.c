@@ -455,9 +455,20 @@ static pw_status add_colliders(pw_sim *sim, const pw_scene *sc, pw_error *err)
     return PW_OK;
 }
 
-static pw_status seed_scene(pw_sim *sim, const pw_scene *sc, pw_error *err)
+/* The scene's colliders and snow sources into sim (the sources' counts come from a
+ * checkpoint, when one is loaded after). */
+static pw_status add_colliders_and_sources(pw_sim *sim, const pw_scene *sc, pw_error *err)
 {
     pw_status rc = add_colliders(sim, sc, err);
+    for (int k = 0; k < sc->n_sources && rc == PW_OK; k++)
+        if ((rc = pw_sim_add_source(sim, &sc->sources[k], err)) != PW_OK)
+            pw_error_prefix(err, "%s: sim.sources[%d]", sc->path, k);
+    return rc;
+}
+
+static pw_status seed_scene(pw_sim *sim, const pw_scene *sc, pw_error *err)
+{
+    pw_status rc = add_colliders_and_sources(sim, sc, err);
     if (rc != PW_OK) return rc;
     for (int b = 0; b < sc->n_bodies; b++) {
         pw_seeded seeded;
@@ -530,7 +541,7 @@ pw_status pw_shot_simulate(const pw_scene *sc, int last_frame, const pw_shot_opt
     char demote_path[4096] = "", demote_tmp[4200] = "";
     if (resume_from >= sc->frame_start) {
         if ((rc = pw_shot_cache_path(sc, resume_from, path, sizeof path, err)) != PW_OK) goto done;
-        rc = add_colliders(sim, sc, err);
+        rc = add_colliders_and_sources(sim, sc, err);
         if (rc == PW_OK) rc = pw_sim_load(sim, path, err);
         if (rc != PW_OK) goto done;
         pw_shot_log(o, "sim: resuming after frame %d (%s)", resume_from, path);

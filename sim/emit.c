@@ -6,15 +6,12 @@
 
 #include "mpm_internal.h"
 
-/* A flake lands when the snow on its nodes, weighed by its own weights, outweighs its
- * own share of them this many times: 1 alone, some 70 inside packed snow at 8 particles
- * a cell (sim/docs/snowfall.md), so 8 tells a flake brushing a neighbour in the air
- * from one that meets a snowpack. */
-#define LANDING_CROWD 8.0
-/* ... or when its stencil reaches a collider or a domain wall's band (2 cells): the
- * surface's nodes slow it from there, and a lone particle that meets a surface comes to
- * rest before its own position reaches it (at about 1.5 cells), so neither contact nor
- * the nodes a resting contact holds would tell it. */
+/* A flake lands, for good, when the grid's velocity at it (the mass-weighted velocity of
+ * the snow on its nodes) differs from its own free fall by more than this share of its
+ * terminal speed: in a cloud of flakes the grid moves as they do, and a snowpack or a
+ * collider beneath holds it still (sim/docs/snowfall.md) ... */
+#define LANDING_TURN 0.5
+/* ... or when its stencil reaches a collider, or the floor's wall band (2 cells). */
 #define LANDING_GAP 2.0
 
 #define PI 3.14159265358979323846
@@ -256,37 +253,62 @@ void pw_emit_flight(pw_sim *s, double t_next, double dt)
     pw_particles *pt = &s->pt;
     if (!pt->emits) return;
     const pw_grid *g = &s->grid;
-    vec3 air = s->p.air_velocity;
+    vec3 air = s->p.air_velocity, gravity = s->p.gravity;
     double gap = LANDING_GAP * s->p.h, band = (WALL_BAND + LANDING_GAP) * s->p.h;
     vec3 lo = v3_add(s->p.domain_min, v3(band, band, band));
     vec3 hi = v3_sub(s->p.domain_max, v3(band, band, band));
-    int colliders = pw_colliders_count(s->colliders) > 0;
+    int colliders = pw_colliders_count(s->colliders) > 0, apic = pt->apic;
+    int down_axis = 1;
+    for (int a = 0; a < 3; a++)
+        if (fabs(v3_get(gravity, a)) > fabs(v3_get(gravity, down_axis))) down_axis = a;
+    double down_sign = v3_get(gravity, down_axis) > 0 ? 1 : -1;
     long n = (long)s->n_step;
 #pragma omp parallel for schedule(static) num_threads(s->threads)
     for (long p = 0; p < n; p++) {
-        if (!(pt->drag[p] > 0)) continue;
+        double k = pt->drag[p];
+        if (!(k > 0)) continue;
+        /* its own free fall over the step: gravity, and dv/dt = -k (v - v_air) solved
+         * exactly */
+        vec3 v = v3_add(air, v3_scale(v3_sub(v3_madd(pt->v[p], gravity, dt), air), exp(-k * dt)));
         vec3 x = pt->x[p];
-        int landed = x.x < lo.x || x.y < lo.y || x.z < lo.z || x.x > hi.x || x.y > hi.y ||
-                     x.z > hi.z || (colliders && pw_colliders_phi(s->colliders, t_next, x) < gap);
-        if (!landed) {
-            pw_pstep q;
-            pw_pstep_expand(&s->ps[p], g->inv_h, &q);
-            double wm = 0, ww = 0;
-            for (int a = 0; a < 4; a++)
-                for (int b = 0; b < 4; b++)
-                    for (int c = 0; c < 4; c++) {
-                        double w = q.w[0][a] * q.w[1][b] * q.w[2][c];
-                        wm += w * g->m[pw_stencil_node(g, &s->ps[p], a, b, c)];
-                        ww += w * w;
-                    }
-            landed = wm > LANDING_CROWD * pt->m[p] * ww;
-        }
+        /* the floor, the wall gravity falls toward, ends a flight; a flake the wind drives
+         * against a side wall slides down it, kept inside by the advection's clamp */
+        double along = v3_get(x, down_axis);
+        int landed = (down_sign < 0 ? along < v3_get(lo, down_axis)
+                                    : along > v3_get(hi, down_axis)) ||
+                     (colliders && pw_colliders_phi(s->colliders, t_next, x) < gap);
+        /* the grid's velocity and mass at it */
+        pw_pstep q;
+        pw_pstep_expand(&s->ps[p], g->inv_h, &q);
+        vec3 v_grid = v3_zero();
+        double m_grid = 0;
+        for (int a = 0; a < 4; a++)
+            for (int b = 0; b < 4; b++)
+                for (int c = 0; c < 4; c++) {
+                    size_t i = pw_stencil_node(g, &s->ps[p], a, b, c);
+                    double w = q.w[0][a] * q.w[1][b] * q.w[2][c];
+                    v_grid = v3_madd(v_grid, g->v[i], w);
+                    m_grid += w * g->m[i];
+                }
+        double limit = LANDING_TURN * v3_length(gravity) / k;
+        landed = landed || v3_length2(v3_sub(v_grid, v)) > limit * limit;
         if (landed) {
-            pt->drag[p] = 0; /* part of the snowpack from now on */
+            /* part of the snowpack from now on (G2P gives it the grid's velocity), joining
+             * it unstrained (what the grid did to its F in the air, where it carried no
+             * stress, is no strain of snow) and as loose as the snow where it lands: its
+             * density there, the grid's (sum_i m_i w_ip / h^3, as the paper's step 2
+             * measures a particle's first), against its own rho0 = m / V0 is a plastic
+             * expansion J_P = rho0 / rho, which both hardenings read as snow that holds
+             * little until it is packed back to rho0 (sim/docs/snowfall.md) */
+            double rho = m_grid * g->inv_h * g->inv_h * g->inv_h;
+            double jp = fmin(fmax(pt->m[p] / (pt->V0[p] * rho), 1.0), pt->Jp_max[p]);
+            pt->drag[p] = 0;
+            pt->Fe[p] = m3_identity();
+            pt->Fp[p] = m3_scale(m3_identity(), cbrt(jp));
+            pw_svd3_pack(&(pw_svd3){m3_identity(), m3_identity(), v3(1, 1, 1)}, &s->fe_svd[p]);
             continue;
         }
-        /* dv/dt = -k (v - v_air), solved exactly over the step */
-        double decay = exp(-pt->drag[p] * dt);
-        pt->v[p] = v3_add(air, v3_scale(v3_sub(pt->v[p], air), decay));
+        pt->v[p] = v; /* (G2P leaves a flake in the air alone) */
+        if (apic) pt->C[p] = m3_zero();
     }
 }

@@ -6,10 +6,13 @@
  * source's velocity plus a jitter drawn uniformly in a ball. Every draw is a hash of
  * (seed, k), and a step emits the particles born before it starts, each moved on by its
  * velocity over the time since its birth: the same particles on any thread count and
- * through kill and resume. A flake in the air relaxes toward the air's velocity at the
- * rate |g| / its terminal speed (linear drag, so it falls at the terminal speed in still
- * air and drifts with the wind); it lands, for good, when other snow shares its grid
- * nodes or a collider or wall holds them. */
+ * through kill and resume. A flake in the air falls on its own: gravity, and a relaxation
+ * toward the air's velocity at the rate |g| / its terminal speed (linear drag, so it
+ * falls at the terminal speed in still air and drifts with the wind); it carries no
+ * stress and takes no velocity from the grid, where the flakes around it would drag it
+ * along as one viscous cloud. It lands, for good, when its stencil reaches a collider
+ * or a wall, or when the grid's velocity at it (a snowpack under it) turns from its own
+ * free fall, and joins the snow there unstrained (F = I). */
 #ifndef PW_EMIT_H
 #define PW_EMIT_H
 

@@ -607,9 +607,9 @@ static pw_status substep(pw_sim *s, double dt_try, pw_dt_bound bound, double *dt
     }
     phase_end(s, &tp, PW_PHASE_UPDATE_F);
     s->fe_svd_valid = 1;
+    pw_emit_flight(s, s->t + dt, dt);                 /*    flakes: fall, or land      */
     pw_mpm_g2p(s);                                    /* 8. PIC/FLIP blend or APIC       */
     particle_collide(s, s->t + dt);                   /* 9. sec. 8 on particles          */
-    pw_emit_flight(s, s->t + dt, dt);                 /*    flakes: land, or drag      */
     int nonfinite = advect(s, dt);                    /* 10. x += dt v                   */
     phase_end(s, &tp, PW_PHASE_G2P);
     judge_contention(s, t_start, tp, preemptions_now() - preempted_before);

@@ -188,9 +188,10 @@ pw_status pw_mpm_reserve_step(pw_sim *s, pw_error *err);
 pw_status pw_sim_append_emitted(pw_sim *s, const pw_seeded *in, double drag, pw_error *err);
 
 /* Snow sources (emit.c): adds one; emits the particles born by the current time;
- * the time the next is born (INFINITY: none); the mass emitted so far [kg]; and, after
- * the particle collisions of a step of dt to t_next (colliders posed there), lands the
- * flakes that met snow or a surface and drags the others toward the air's velocity. */
+ * the time the next is born (INFINITY: none); the mass emitted so far [kg]; and, in a
+ * step of dt to t_next after step 7, lands the flakes that met snow or a surface (G2P
+ * then moves them with the grid) and gives the others their own free fall with drag
+ * (G2P leaves them alone). */
 pw_status pw_emit_add_source(pw_sim *s, const pw_source_desc *d, pw_error *err);
 pw_status pw_emit_due(pw_sim *s, pw_error *err);
 double pw_emit_next_time(const pw_sim *s);

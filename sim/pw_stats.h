@@ -297,4 +297,44 @@ pw_status pw_surface_change_of(const vec3 *x_ref, size_t n_ref, const vec3 *x, c
 pw_status pw_stats_cache_surface(const char *ref_path, const char *path, vec3 gravity,
                                  pw_surface_change *out, pw_error *err);
 
+/* The snow that fell on a region (sim/emit.h's sources): over columns of side `cell`
+ * across the rectangle [x0, x1] x [z0, z1] above the floor y0, the top of each column is
+ * its highest landed particle plus half that particle's own size (cbrt(m / rho)), and
+ * the depth its height over y0 (0 where no snow is). Snow still in the air (a positive
+ * drag) is counted apart and nowhere else. depth_of_mass is the depth the region's mass
+ * would have if its particles' own volumes tiled the layer: against depth_mean it tells
+ * whether the particles packed as densely as their densities say (loosely sampled MPM
+ * particles need not: Gissler et al. 2020, Fig. 12). */
+#define PW_LAYER_BINS 4
+typedef struct {
+    double x0, z0, x1, z1; /* [m] */
+    double y0;             /* [m] the floor the depth is measured from */
+} pw_layer_region;
+
+typedef struct {
+    double mass_emitted;  /* [kg] the sources' by the frame's time (-1: not recorded) */
+    double mass_present;  /* [kg] of every particle of the frame                      */
+    double mass_in_air;   /* [kg] of the snow still in flight                         */
+    double mass;          /* [kg] landed snow over the region, above the floor        */
+    size_t columns;
+    double cell, area;    /* [m], [m^2] the columns' side and their total area         */
+    double covered;       /* share of the columns with snow                           */
+    double depth_mean, depth_max; /* [m]                                               */
+    double rho_mean;      /* [kg/m^3] mass over the sum of the particles' volumes m/rho */
+    double depth_of_mass; /* [m] mass / (area rho_mean)                                */
+    double rho_bin[PW_LAYER_BINS]; /* [kg/m^3] the same by depth below each column's top,
+                             in PW_LAYER_BINS equal parts from the top (0: none there) */
+    int has_density;
+} pw_layer_stats;
+
+/* drag may be NULL (nothing in flight). PW_EINVAL for an empty region or cell <= 0, or
+ * over 1e8 columns; PW_ENOMEM. */
+pw_status pw_layer_stats_of(const pw_stats_particles *p, const double *drag,
+                            const pw_layer_region *r, double cell, pw_layer_stats *out,
+                            pw_error *err);
+
+/* The same for the frame cache at path, with columns of its h. */
+pw_status pw_stats_cache_layer(const char *path, const pw_layer_region *r, pw_layer_stats *out,
+                               pw_error *err);
+
 #endif

@@ -206,8 +206,10 @@ pw_status pw_sim_save_slim(const pw_sim *s, const char *path, int64_t frame, uin
     /* the durability only where the optional laws hold it, so other slim caches keep
      * their bytes: what the damage looks like, for PLY, VDB and stats */
     float *dur = pt->laws ? malloc(cap * sizeof *dur) : NULL;
+    /* and the flakes in flight where there are sources: what is still falling */
+    float *drag = pt->emits ? malloc(cap * sizeof *drag) : NULL;
     pw_status rc = PW_OK;
-    if (!x || !v || !m || !jp || !xi || !rho || (pt->laws && !dur))
+    if (!x || !v || !m || !jp || !xi || !rho || (pt->laws && !dur) || (pt->emits && !drag))
         rc = pw_fail(err, PW_ENOMEM, "%s: cannot allocate a slim frame of %zu particles", path, n);
     for (size_t p = 0; p < n && rc == PW_OK; p++) {
         double Jp = m3_det(pt->Fp[p]);
@@ -223,9 +225,10 @@ pw_status pw_sim_save_slim(const pw_sim *s, const char *path, int64_t frame, uin
         xi[p] = (float)vals[2];
         rho[p] = (float)vals[3];
         if (dur) dur[p] = (float)pt->durability[p];
+        if (drag) drag[p] = (float)pt->drag[p];
     }
     if (rc == PW_OK) {
-        pw_cache_attr attrs[9] = {{"x", PW_F32, 3, x},     {"v", PW_F32, 3, v},
+        pw_cache_attr attrs[10] = {{"x", PW_F32, 3, x},     {"v", PW_F32, 3, v},
                                   {"m", PW_F32, 1, m},     {"Jp", PW_F32, 1, jp},
                                   {"xi", PW_F32, 1, xi},   {"density", PW_F32, 1, rho},
                                   {"id", PW_U32, 1, pt->id}};
@@ -233,13 +236,14 @@ pw_status pw_sim_save_slim(const pw_sim *s, const char *path, int64_t frame, uin
         /* the layers only where there are any, so other slim caches keep their bytes */
         if (pt->layered) attrs[na++] = (pw_cache_attr){"layer", PW_U32, 1, pt->layer};
         if (dur) attrs[na++] = (pw_cache_attr){"durability", PW_F32, 1, dur};
+        if (drag) attrs[na++] = (pw_cache_attr){"drag", PW_F32, 1, drag};
         pw_cache_frame f = frame_of(s, frame, sim_hash, attrs, na);
         rc = pw_cache_global_set(&f, PW_CACHE_SLIM, 1, err);
         if (rc == PW_OK) rc = set_step_log(s, &f, err);
         if (rc == PW_OK) rc = set_emitted(s, &f, 0, err);
         if (rc == PW_OK) rc = pw_cache_write(path, &f, err);
     }
-    free(x), free(v), free(m), free(jp), free(xi), free(rho), free(dur);
+    free(x), free(v), free(m), free(jp), free(xi), free(rho), free(dur), free(drag);
     return rc;
 }
 

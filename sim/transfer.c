@@ -537,6 +537,7 @@ BOX_CLONES static void g2p_home(const pw_sim *s, uint32_t home, void *ctx)
     box_load_vec3(g, home, g->v, &v);
     if (!apic) box_load_vec3(g, home, g->v_old, &v_old);
     for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
+        if (pt->emits && pt->drag[p] > 0) continue; /* a flake in the air (emit.c) */
         pw_pstep qs;
         pw_pstep_expand(&s->ps[p], g->inv_h, &qs);
         const pw_pstep *q = &qs;

@@ -26,6 +26,7 @@ static void source_default(pw_source_desc *d)
     d->jitter = 0.1;
     d->particles_per_cell = 8;
     d->terminal_speed = 1.0;
+    d->velocity = v3(0, -1.0, 0); /* born at the terminal speed */
     d->seed = 11;
 }
 
@@ -87,6 +88,7 @@ static void lone_flake_follows_drag(void)
     d.shape.center = v3(-1.5, 3.5, 0);
     d.shape.half_extents = v3(0.01, 0.01, 0.01);
     d.jitter = 0;
+    d.velocity = v3_zero();
     d.t_start = 0;
     d.t_end = 1;
     d.rate = 100 * 0.02 * 0.02 * 0.02 / 8 * 1.5; /* 1.5 particles a second: one, at 2/3 s */

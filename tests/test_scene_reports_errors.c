@@ -311,6 +311,29 @@ static const error_case cases[] = {
     {"14.5", SIM, "\"colliders\": [{\"shape\": {\"type\": \"mesh\", \"path\": \"w.obj\", "
                   "\"scale\": 0}}], " SIM,
      {"sim.colliders[0].shape.scale = 0: the mesh scale [-] must be > 0"}},
+    /* 15. snow sources (sim/emit.h): one line naming the key and the range */
+#define SOURCE_AT(y, keys) \
+    "\"sources\": [{\"shape\": {\"type\": \"box\", \"center\": [0.5, " y ", 0.5], " \
+    "\"half_extents\": [0.2, 0.02, 0.2]}, " keys "}], " SIM
+#define SOURCE(keys) SOURCE_AT("0.8", "\"material\": \"snow\", \"end\": 0.3, " keys)
+    {"15.1", SIM, SOURCE("\"rate\": 0"),
+     {"sim.sources[0].rate = 0: the rate [kg/s] must be > 0"}},
+    {"15.2", SIM, SOURCE("\"rate\": 1, \"start\": 0.5"),
+     {"sim.sources[0].start = 0.5: the time the source starts [s], before the shot's last "
+      "frame, must be in [0, 0.416666667)"}},
+    {"15.3", SIM, SOURCE_AT("0.8", "\"material\": \"snow\", \"rate\": 1, \"start\": 0.2, "
+                                   "\"end\": 0.1"),
+     {"sim.sources[0].end = 0.1: the time the source stops [s], after its start, must be > "
+      "0.2"}},
+    {"15.4", SIM, SOURCE_AT("0.99", "\"material\": \"snow\", \"end\": 0.3, \"rate\": 1"),
+     {"sim.sources[0].shape: the source leaves sim.domain"}},
+    {"15.5", SIM, SOURCE_AT("0.8", "\"material\": \"ice\", \"end\": 0.3, \"rate\": 1"),
+     {"sim.sources[0].material: \"ice\" is not defined in sim.materials"}},
+    {"15.6", SIM, SOURCE("\"intensity\": 10, \"rate\": 1"),
+     {"sim.sources[0]: give the source either \"rate\" [kg/s] or \"intensity\""}},
+    {"15.7", SIM, SOURCE("\"rate\": 1, \"jitter\": -1"),
+     {"sim.sources[0].jitter = -1: the jitter [m/s] must be >= 0"}},
+    {"15.8", SIM, "\"air_velocity\": [1, 0], " SIM, {"sim.air_velocity"}},
     /* 8. duplicate keys, empty and non-object documents, bad bytes */
     {"8.1", MAT, "\"snow\": {\"nu\": 0.2, \"nu\": 0.3}",
      {"scene.json:6:42: ", "duplicate object key"}},

@@ -50,6 +50,7 @@ snowball_drop_chunky_durable 3 the ball (0.33 m up, 5 m/s down) lands in frame 2
 snowball_smash_slip  3  the ball hits the wall in frame 2, t = 0.067 s (max |v| 6.0 -> 0.8 m/s)
 snowball_smash_sticky 3 the ball hits the wall in frame 2, t = 0.067 s (max |v| 6.0 -> 0.8 m/s)
 snowplow             2  the blade (8 m/s) throws the road's snow in frame 1 (max |v| 7.7 m/s)
+snowfall_street      18 the first flakes (born 1.41-1.49 m up, falling at 1 m/s) reach the car's roof (0.75 m) in frame 17
 the_end              7  the slabs land on the log in frame 6, t = 0.21 s (C 1.2 -> 3.7)
 walking_character    2  PARTLY: a toe pushes the field's edge in frame 1 (the foot fall, frame 8, not run)
 wedge_higher_critical 4 as wedge_reference: the block strikes the wedge in frame 4
