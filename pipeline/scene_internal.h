@@ -118,6 +118,9 @@ pw_status sc_shape(const sc_ctx *c, json_t *obj, const char *path, int flags, pw
 
 /* scene_sim.c: the "sim" section (materials, bodies, colliders, solver settings). */
 pw_status sc_sim(const sc_ctx *c, json_t *sim, pw_scene *s);
+/* obj's "material", the name of one of s's materials: *index its place there. */
+pw_status sc_material_ref(const sc_ctx *c, json_t *obj, const char *path, const pw_scene *s,
+                          int *index);
 /* scene_sources.c: "sim.sources" and "sim.air_velocity" (after the materials). */
 pw_status sc_sources(const sc_ctx *c, json_t *sim, pw_scene *s);
 

@@ -296,6 +296,20 @@ static pw_status parse_layers(const sc_ctx *c, json_t *body, const char *path,
     return PW_OK;
 }
 
+pw_status sc_material_ref(const sc_ctx *c, json_t *obj, const char *path, const pw_scene *s,
+                          int *index)
+{
+    char mat[64], at[SC_PATH];
+    pw_status rc = sc_string(c, obj, path, "material", NULL, mat, sizeof mat);
+    if (rc != PW_OK) return rc;
+    *index = -1;
+    for (int m = 0; m < s->n_materials; m++)
+        if (strcmp(s->materials[m].name, mat) == 0) *index = m;
+    if (*index >= 0) return PW_OK;
+    sc_join(at, path, "material");
+    return sc_fail(c, at, "\"%s\" is not defined in sim.materials", mat);
+}
+
 static pw_status parse_body(const sc_ctx *c, json_t *obj, const char *path, int index,
                             pw_scene *s)
 {
@@ -303,15 +317,7 @@ static pw_status parse_body(const sc_ctx *c, json_t *obj, const char *path, int 
     memset(b, 0, sizeof *b);
     pw_status rc = sc_check_keys(c, obj, path, keys_body);
     if (rc != PW_OK) return rc;
-    char mat[64], at[SC_PATH];
-    if ((rc = sc_string(c, obj, path, "material", NULL, mat, sizeof mat)) != PW_OK) return rc;
-    s->body_material[index] = -1;
-    for (int m = 0; m < s->n_materials; m++)
-        if (strcmp(s->materials[m].name, mat) == 0) s->body_material[index] = m;
-    if (s->body_material[index] < 0) {
-        sc_join(at, path, "material");
-        return sc_fail(c, at, "\"%s\" is not defined in sim.materials", mat);
-    }
+    if ((rc = sc_material_ref(c, obj, path, s, &s->body_material[index])) != PW_OK) return rc;
     long long seed, ppc;
     if ((rc = parse_shape_list(c, obj, path, "shapes", 1, b->add, &b->n_add,
                                SC_SHAPE_NO_HALFSPACE | SC_SHAPE_NO_MOTION)) != PW_OK ||

@@ -16,15 +16,9 @@ static pw_status parse_source(const sc_ctx *c, json_t *obj, const char *path, in
     memset(d, 0, sizeof *d);
     pw_status rc = sc_check_keys(c, obj, path, keys_source);
     if (rc != PW_OK) return rc;
-    char mat[64], at[SC_PATH];
-    if ((rc = sc_string(c, obj, path, "material", NULL, mat, sizeof mat)) != PW_OK) return rc;
-    int m = -1;
-    for (int k = 0; k < s->n_materials; k++)
-        if (strcmp(s->materials[k].name, mat) == 0) m = k;
-    if (m < 0) {
-        sc_join(at, path, "material");
-        return sc_fail(c, at, "\"%s\" is not defined in sim.materials", mat);
-    }
+    char at[SC_PATH];
+    int m;
+    if ((rc = sc_material_ref(c, obj, path, s, &m)) != PW_OK) return rc;
     d->material = s->materials[m];
     json_t *shape = json_object_get(obj, "shape");
     sc_join(at, path, "shape");

@@ -135,6 +135,28 @@ static inline pw_status fixture_ground(pw_sim *s, double mu, pw_error *err)
     return pw_sim_add_collider(s, &ground, err);
 }
 
+/* A snowfall source (sim/emit.h): a box at `center` with half sizes `half` emitting fresh
+ * snow (rho0 100 kg/m^3 under density hardening, 8 particles a cell) at `rate` [kg/s]
+ * from t = 0 to t_end, born falling at 1 m/s, its terminal speed, in still air (a test
+ * with wind adds it to the velocity), jitter 0.1 m/s. */
+static inline void fixture_snowfall(pw_source_desc *d, vec3 center, vec3 half, double rate,
+                                    double t_end)
+{
+    memset(d, 0, sizeof *d);
+    pw_shape_init(&d->shape, PW_SHAPE_BOX);
+    d->shape.center = center;
+    d->shape.half_extents = half;
+    pw_material_default(&d->material);
+    d->material.rho0 = 100;
+    d->material.hardening = PW_HARDENING_DENSITY;
+    d->t_end = t_end;
+    d->rate = rate;
+    d->jitter = 0.1;
+    d->particles_per_cell = 8;
+    d->terminal_speed = 1.0;
+    d->velocity = v3(0, -1.0, 0);
+}
+
 static inline int fixture_sanitized(void) { return getenv("POWDER_SANITIZED") != NULL; }
 
 #endif

@@ -34,20 +34,11 @@ static pw_sim *fall(const pw_collider_desc *obstacle, vec3 wind, double x0, doub
     p.threads = 2;
     pw_error err = {0};
     pw_sim *s = pw_sim_create(&p, &err);
-    pw_source_desc d;
-    memset(&d, 0, sizeof d);
-    pw_shape_init(&d.shape, PW_SHAPE_BOX);
-    d.shape.center = v3(0.5 * (x0 + x1), 0.5, 0);
-    d.shape.half_extents = v3(0.5 * (x1 - x0), 0.02, 0.17);
-    pw_material_default(&d.material);
-    d.material.rho0 = 100;
-    d.material.hardening = PW_HARDENING_DENSITY;
-    d.t_end = t_end - 0.6;
-    d.rate = 6.0 * (x1 - x0) * 0.34; /* [kg/s]: 6 kg/m^2 a second */
+    pw_source_desc d; /* 6 kg/m^2 a second */
+    fixture_snowfall(&d, v3(0.5 * (x0 + x1), 0.5, 0), v3(0.5 * (x1 - x0), 0.02, 0.17),
+                     6.0 * (x1 - x0) * 0.34, t_end - 0.6);
     d.jitter = 0.05;
-    d.particles_per_cell = 8;
-    d.terminal_speed = 1.0;
-    d.velocity = v3_add(wind, v3(0, -1.0, 0));
+    d.velocity = v3_add(wind, d.velocity);
     d.seed = 9;
     if (!s || fixture_ground(s, 0.8, &err) != PW_OK || pw_sim_add_collider(s, obstacle, &err) ||
         pw_sim_add_source(s, &d, &err) != PW_OK ||

@@ -22,21 +22,8 @@ int main(void)
     p.threads = 2;
     pw_error err = {0};
     pw_sim *s = pw_sim_create(&p, &err);
-    pw_source_desc d;
-    memset(&d, 0, sizeof d);
-    pw_shape_init(&d.shape, PW_SHAPE_BOX);
-    d.shape.center = v3(0, 0.45, 0);
-    d.shape.half_extents = v3(0.2, 0.02, 0.2);
-    pw_material_default(&d.material);
-    d.material.rho0 = 100; /* fresh snow, packing under density hardening */
-    d.material.hardening = PW_HARDENING_DENSITY;
-    d.t_start = 0;
-    d.t_end = 1.0;
-    d.rate = 1.8; /* [kg/s]: 11 kg/m^2 over the source's 0.16 m^2 */
-    d.jitter = 0.1;
-    d.particles_per_cell = 8;
-    d.terminal_speed = 1.0;
-    d.velocity = v3(0, -1.0, 0);
+    pw_source_desc d; /* 11 kg/m^2 over the source's 0.16 m^2 in 1 s */
+    fixture_snowfall(&d, v3(0, 0.45, 0), v3(0.2, 0.02, 0.2), 1.8, 1.0);
     d.seed = 5;
     if (!s || fixture_ground(s, 0.8, &err) != PW_OK || pw_sim_add_source(s, &d, &err) != PW_OK) {
         fprintf(stderr, "setup: %s\n", err.msg);
