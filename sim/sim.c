@@ -300,7 +300,11 @@ static pw_status append(pw_sim *s, const pw_seeded *in, int emitted, double drag
         for (size_t p = first; p < pt->n; p++)
             pw_svd3_pack(&(pw_svd3){m3_identity(), m3_identity(), v3(1, 1, 1)}, &s->fe_svd[p]);
     }
-    s->n_step = pt->n; /* every particle is stepped until the next step decides */
+    /* every particle is stepped until the next step decides; emitted ones are left past
+     * the stepped count, where the next step's rest decision takes them for woken snow
+     * and factors their Fe afresh: the particles that rested keep their place there and
+     * no kept SVD is read that was never made */
+    if (!emitted) s->n_step = pt->n;
     s->rest_tail = SIZE_MAX; /* and the sort keys them all afresh */
     if (!emitted) pw_mpm_forget_kept_state(s);
     return PW_OK;

@@ -2,7 +2,8 @@
  * while nothing leaves the domain, and both equal the rate times the time emitting to
  * within one particle; a lone flake falls as linear drag predicts (the terminal speed in
  * still air, the wind's speed across); and a run killed and resumed while the source
- * emits, on another thread count, leaves the bytes of one that was not. */
+ * emits, on another thread count, leaves the bytes of one that was not, with landed
+ * snow resting beside the snow still falling. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,10 @@ static pw_sim *snowfall(int threads)
     fixture_params(&p, 0.02, v3(-0.3, -0.1, -0.3), v3(0.3, 0.6, 0.3));
     p.gravity = v3(0, -9.81, 0);
     p.threads = threads;
+    /* landed snow sleeps: emission beside resting snow (appended past the stepped
+     * particles, with no kept SVD of their own until the rest decision wakes them) */
+    p.rest_speed = 0.02;
+    p.sleep_steps = 20;
     pw_error err = {0};
     pw_sim *s = pw_sim_create(&p, &err);
     pw_source_desc d;
