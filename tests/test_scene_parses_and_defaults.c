@@ -7,6 +7,8 @@
  * (a sim value, frames.start, fps) and with nothing else (render values, frames.end,
  * the particle budget, or another spelling of the same numbers); frame paths are
  * zero-padded to the run of '#'; a look file replaces the render section only. */
+/* (The EQ lists below check one field of a material, a body or the solver after
+ * another: they share a shape, field after field, not a piece of logic to fold.) */
 #include <stdlib.h>
 #include <string.h>
 
