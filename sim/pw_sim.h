@@ -135,7 +135,9 @@ pw_status pw_sim_advance_to(pw_sim *s, double t_end, pw_sim_progress_fn progress
  * addition), the material mu0, lambda0 [Pa], xi, theta_c, theta_s, Jp_min, Jp_max,
  * Jp_floor (F64; checkpoints without Jp_floor load with 0, no compaction limit), layer
  * (U32, 1 + the seeded layer's index from the top, 0 = the body's own material; only
- * once a layered body has been added), and globals (time, step count, solver counters, volumes initialised) so that
+ * once a layered body has been added), drag (F64 [1/s], once a source has been added:
+ * > 0 for a flake in flight), and globals (time, step count, solver counters, volumes
+ * initialised, with sources each one's count emitted_<i> and mass_emitted) so that
  * pw_sim_load followed by pw_sim_advance_to gives the same bytes as an uninterrupted
  * run. frame and sim_hash are stored in the cache header for the pipeline. */
 pw_status pw_sim_save(const pw_sim *s, const char *path, int64_t frame, uint64_t sim_hash,
@@ -143,8 +145,9 @@ pw_status pw_sim_save(const pw_sim *s, const char *path, int64_t frame, uint64_t
 
 /* A slim render cache of the current state (pw_cache.h, PW_CACHE_SLIM): float32 x, v, m,
  * Jp, xi and density (m / (V0 det F_E J_P), 0 before the first step), the ids, the
- * layers when a layered body was added and the durability (float32) when a body of an
- * optional law was; about a sixth of a full cache on disk. Renders, `powder stats` and
+ * layers when a layered body was added, the durability (float32) when a body of an
+ * optional law was, and the drag (float32) and mass_emitted where sources emit; about a
+ * sixth of a full cache on disk. Renders, `powder stats` and
  * exports read it; a simulation cannot resume from it. */
 pw_status pw_sim_save_slim(const pw_sim *s, const char *path, int64_t frame, uint64_t sim_hash,
                            pw_error *err);
