@@ -10,6 +10,7 @@
 #include "export.h"
 #include "pw_file.h"
 #include "pw_kernel.h"
+#include "material.h"
 #include "pw_math.h"
 
 /* ---- constants ------------------------------------------------------------- */
@@ -155,6 +156,15 @@ pw_status pw_ply_particles_from_cache(const char *name, const pw_cache_frame *cf
     if ((rc = cache_attr(name, cf, "V0", 1, &V0, err)) != PW_OK ||
         (rc = cache_attr(name, cf, "Fe", 9, &Fe, err)) != PW_OK)
         return rc;
+    /* the optional laws' bits and measured rest density, where the cache holds them */
+    const pw_cache_attr *law_attr = pw_cache_find(cf, "law");
+    const uint32_t *law = law_attr && law_attr->type == PW_U32 && law_attr->components == 1
+                              ? law_attr->data
+                              : NULL;
+    const double *rho_rest = NULL;
+    if (law && pw_cache_find(cf, "rho_rest") &&
+        (rc = cache_attr(name, cf, "rho_rest", 1, &rho_rest, err)) != PW_OK)
+        return rc;
     double *rho0 = NULL;
     for (size_t p = 0; p < n && !rho0; p++)
         if (V0[p] == 0 && !(rho0 = malloc(n * sizeof *rho0)))
@@ -173,6 +183,8 @@ pw_status pw_ply_particles_from_cache(const char *name, const pw_cache_frame *cf
         mat3 Fe_p = {{{F[0], F[1], F[2]}, {F[3], F[4], F[5]}, {F[6], F[7], F[8]}}};
         double J = m3_det(Fe_p) * Jp[p], V = V0[p] * J;
         double rho = V0[p] == 0 ? rho0[p] : m[p] / V;
+        if (V0[p] != 0 && law && rho_rest) /* under density hardening, as measured */
+            rho = pw_law_density(law[p], m[p], V0[p], m3_det(Fe_p), Jp[p], rho_rest[p]);
         if (V0[p] != 0 && (!(V > 0) || !isfinite(V))) {
             pw_ply_particles_free(out);
             free(rho0);
@@ -214,7 +226,8 @@ static int format_header(char *out, size_t n, const pw_ply_particles *p,
         len += snprintf(out + len, n - (size_t)len,
                         "comment world space, Y up; x y z [m], vx vy vz [m/s]\n"
                         "comment density = m / (V0 det(Fe) Jp) [kg/m^3] (before the first "
-                        "step, when V0 = 0: sum_i rho_i w_ip), jp = det(Fp) [-]\n");
+                        "step, when V0 = 0: sum_i rho_i w_ip; under density hardening the "
+                        "density measured on the grid, rho_rest / |det(Fe)|), jp = det(Fp) [-]\n");
     if (p->durability && len >= 0 && (size_t)len < n)
         len += snprintf(out + len, n - (size_t)len,
                         "comment durability [-]: 1 intact, falls toward 0 as plastic stretch "
@@ -504,10 +517,12 @@ pw_status pw_export_ply_frame(const char *cache_path, const char *ply_path,
     pw_status rc = pw_cache_table(cache_path, &info, err);
     if (rc != PW_OK) return rc;
     int slim = pw_cache_info_global(&info, PW_CACHE_SLIM, 0) != 0;
-    const char *names[PW_PLY_N_CACHE_ATTRS + 1];
+    const char *names[PW_PLY_N_CACHE_ATTRS + 3];
     int n_names = slim ? 5 : PW_PLY_N_CACHE_ATTRS;
     memcpy(names, slim ? slim_attrs : pw_ply_cache_attrs, (size_t)n_names * sizeof *names);
     if (pw_cache_info_attr(&info, DURABILITY)) names[n_names++] = DURABILITY;
+    if (!slim && pw_cache_info_attr(&info, "law") && pw_cache_info_attr(&info, "rho_rest"))
+        names[n_names++] = "law", names[n_names++] = "rho_rest";
     pw_cache_frame cf;
     rc = pw_cache_read_f64(cache_path, names, n_names, &cf, err);
     if (rc != PW_OK) return rc;

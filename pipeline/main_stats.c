@@ -67,7 +67,8 @@ static const char *const help_text =
     "              hardened moduli) [J]; total: kinetic + elastic + gravitational\n"
     "              (relative to y = 0) [J], what plasticity and friction take and\n"
     "              what the model makes show as its change from frame to frame\n"
-    "  rho         median and largest density of the snow, m / (V0 det F) [kg/m^3],\n"
+    "  rho         median and largest density of the snow, m / (V0 det F), or under\n"
+    "              density hardening the density measured on the grid [kg/m^3],\n"
     "              and >ice: the share of particles denser than ice (917 kg/m^3)\n"
     "  bounds      the particles' bounding box [m]\n"
     "  top99       the height below which 99% of the snow lies [m] (along -gravity):\n"
@@ -100,10 +101,11 @@ static const char *const help_text =
     "              the sources emitted by the frame, the mass present, the mass still in\n"
     "              the air, the landed mass over the region [kg]; the mean depth over\n"
     "              columns of h (each column's highest particle plus half its size) and\n"
-    "              the depth its mass would make at its particles' own density [m]; that\n"
-    "              density (mass over the particles' volume) [kg/m^3], then by depth below\n"
-    "              each column's top in four equal parts, top first; the share of the\n"
-    "              columns with snow\n"
+    "              the depth its mass would make at the core's density [m]; the density\n"
+    "              (mass over the particles' volume, m / rho) [kg/m^3] of the layer, of its\n"
+    "              core (2 h or more below the top, where a density measured on the grid\n"
+    "              is not read half in the air), then by depth below each column's top in\n"
+    "              four equal parts, top first; the share of the columns with snow\n"
     "--json prints one JSON object per frame and line. --threads N and --quiet are taken\n"
     "as by every command (stats has no progress display: --quiet changes nothing).\n"
     "Caches come from `powder sim` (--caches DIR, else DIR/cache/ with --output DIR when\n"
@@ -206,9 +208,9 @@ static void print_header(const pw_scene *sc, int gathered, int surface, int dura
         printf(" %9s %9s %9s %9s %7s %7s", "deepest", "lowered", "dug [m3]", "heaped",
                "rho prt", "field");
     if (layer)
-        printf(" %9s %9s %9s %9s %8s %8s %7s %6s %6s %6s %6s %6s", "emitted", "present",
-               "in air", "layer kg", "depth", "m/rho/A", "rho", "top", "2nd", "3rd", "bottom",
-               "cover");
+        printf(" %9s %9s %9s %9s %8s %8s %7s %6s %6s %6s %6s %6s %6s", "emitted", "present",
+               "in air", "layer kg", "depth", "m/rho/A", "rho", "core", "top", "2nd", "3rd",
+               "bottom", "cover");
     printf("  top99 [m]  bounds [m]\n");
 }
 
@@ -219,10 +221,10 @@ static void print_layer_row(const pw_layer_stats *L)
     else printf(" %9s", "-");
     printf(" %9.4g %9.4g %9.4g %8.4f", L->mass_present, L->mass_in_air, L->mass, L->depth_mean);
     if (L->has_density) {
-        printf(" %8.4f %7.1f", L->depth_of_mass, L->rho_mean);
+        printf(" %8.4f %7.1f %6.1f", L->depth_of_mass, L->rho_mean, L->rho_core);
         for (int b = 0; b < PW_LAYER_BINS; b++) printf(" %6.0f", L->rho_bin[b]);
     } else {
-        printf(" %8s %7s", "-", "-");
+        printf(" %8s %7s %6s", "-", "-", "-");
         for (int b = 0; b < PW_LAYER_BINS; b++) printf(" %6s", "-");
     }
     printf(" %5.1f%%", 100 * L->covered);
@@ -333,11 +335,12 @@ static void print_json_layer(const pw_layer_stats *L)
            emitted, L->mass_present, L->mass_in_air, L->mass, L->area, L->columns, L->cell,
            L->covered, L->depth_mean, L->depth_max);
     if (!L->has_density) {
-        printf("\"rho_mean\": null, \"depth_of_mass\": null, \"rho_by_depth\": null}");
+        printf("\"rho_mean\": null, \"rho_core\": null, \"depth_of_mass\": null, "
+               "\"rho_by_depth\": null}");
         return;
     }
-    printf("\"rho_mean\": %.6g, \"depth_of_mass\": %.6g, \"rho_by_depth\": [", L->rho_mean,
-           L->depth_of_mass);
+    printf("\"rho_mean\": %.6g, \"rho_core\": %.6g, \"depth_of_mass\": %.6g, \"rho_by_depth\": [",
+           L->rho_mean, L->rho_core, L->depth_of_mass);
     for (int b = 0; b < PW_LAYER_BINS; b++) printf("%s%.6g", b ? ", " : "", L->rho_bin[b]);
     printf("]}");
 }

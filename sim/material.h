@@ -5,6 +5,7 @@
 #ifndef PW_MATERIAL_H
 #define PW_MATERIAL_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -92,6 +93,19 @@ static inline double pw_law_Jp(uint32_t law, double det_Fp, double m, double V0,
     double Jp = det_Fp;
     if ((law & PW_LAW_DENSITY_HARDENING) && rho_rest > 0 && V0 > 0) Jp = m / (V0 * rho_rest);
     return Jp < Jp_min ? Jp_min : Jp > Jp_max ? Jp_max : Jp;
+}
+
+/* A particle's density [kg/m^3] for output (caches, PLY, `powder stats`): under density
+ * hardening the density the law reads, measured on the grid (rho_rest / |det Fe|: the
+ * rest density with the elastic compression put back, Gissler et al. 2020, eq. 21),
+ * once measured; otherwise m / (V0 det Fe J_P). The two differ where loose snow packs:
+ * det F of landed flakes drifts from the room they fill (sim/docs/snowfall.md). */
+static inline double pw_law_density(uint32_t law, double m, double V0, double det_Fe,
+                                    double det_Fp, double rho_rest)
+{
+    if ((law & PW_LAW_DENSITY_HARDENING) && rho_rest > 0 && det_Fe != 0)
+        return rho_rest / fabs(det_Fe);
+    return V0 > 0 ? m / (V0 * det_Fe * det_Fp) : 0;
 }
 
 /* The largest durability_rate: durability gone after a plastic stretch of 1e-4. */

@@ -321,7 +321,9 @@ typedef struct {
     double covered;       /* share of the columns with snow                           */
     double depth_mean, depth_max; /* [m]                                               */
     double rho_mean;      /* [kg/m^3] mass over the sum of the particles' volumes m/rho */
-    double depth_of_mass; /* [m] mass / (area rho_mean)                                */
+    double rho_core;      /* [kg/m^3] the same over the snow 2 cells or more below its
+                             column's top (0: none that deep)                          */
+    double depth_of_mass; /* [m] mass / (area rho_core), or rho_mean without a core     */
     double rho_bin[PW_LAYER_BINS]; /* [kg/m^3] the same by depth below each column's top,
                              in PW_LAYER_BINS equal parts from the top (0: none there) */
     int has_density;

@@ -213,9 +213,10 @@ pw_status pw_sim_save_slim(const pw_sim *s, const char *path, int64_t frame, uin
         rc = pw_fail(err, PW_ENOMEM, "%s: cannot allocate a slim frame of %zu particles", path, n);
     for (size_t p = 0; p < n && rc == PW_OK; p++) {
         double Jp = m3_det(pt->Fp[p]);
-        /* rho_p = m_p / V_p, V_p = V0 det(F_E) J_P (what PLY and stats call density) */
-        double V = pt->V0[p] * m3_det(pt->Fe[p]) * Jp;
-        double vals[4] = {pt->m[p], Jp, pt->xi[p], pt->V0[p] > 0 ? pt->m[p] / V : 0};
+        /* what PLY and stats call density (pw_law_density) */
+        double rho_p = pw_law_density(pt->laws ? pt->law[p] : PW_LAW_CLAMP, pt->m[p], pt->V0[p],
+                                      m3_det(pt->Fe[p]), Jp, pt->laws ? pt->rho_rest[p] : 0);
+        double vals[4] = {pt->m[p], Jp, pt->xi[p], rho_p};
         for (int a = 0; a < 3; a++) {
             x[3 * p + a] = (float)v3_get(pt->x[p], a);
             v[3 * p + a] = (float)v3_get(pt->v[p], a);

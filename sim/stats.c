@@ -464,7 +464,9 @@ int pw_stats_densities_known(const pw_stats_particles *p)
 
 double pw_stats_density(const pw_stats_particles *p, size_t i)
 {
-    return p->rho ? p->rho[i] : p->m[i] / (p->V0[i] * p->Jp[i] * m3_det(p->Fe[i]));
+    if (p->rho) return p->rho[i];
+    return pw_law_density(p->law ? p->law[i] : PW_LAW_CLAMP, p->m[i], p->V0[i], m3_det(p->Fe[i]),
+                          p->Jp[i], p->rho_rest ? p->rho_rest[i] : 0);
 }
 
 /* The attribute named, checked to be float64 with the given components. */
@@ -573,15 +575,25 @@ pw_status pw_stats_cache_read_masses(const char *path, int want_v, pw_cache_fram
     if (rc != PW_OK) return rc;
     int full = pw_cache_info_attr(&info, "Fe") && pw_cache_info_attr(&info, "V0");
     int stored = !full && pw_cache_info_attr(&info, "density");
-    const char *names[6] = {"x", "m", "Jp", "v"};
+    /* and under density hardening the density the law measured (pw_law_density) */
+    int laws = full && pw_cache_info_attr(&info, "law") && pw_cache_info_attr(&info, "rho_rest");
+    const char *names[8] = {"x", "m", "Jp", "v"};
     static const uint32_t components[6] = {3, 1, 1, 3};
     int n_base = want_v ? 4 : 3, n_names = n_base;
     if (full) names[n_names++] = "Fe", names[n_names++] = "V0";
     else if (stored) names[n_names++] = "density";
+    if (laws) names[n_names++] = "law", names[n_names++] = "rho_rest";
     if ((rc = pw_cache_read_f64(path, names, n_names, cf, err)) != PW_OK) return rc;
-    const pw_cache_attr *a[6] = {NULL};
+    const pw_cache_attr *a[8] = {NULL};
     for (int k = 0; k < n_names; k++) {
         uint32_t want = k < n_base ? components[k] : !strcmp(names[k], "Fe") ? 9 : 1;
+        if (!strcmp(names[k], "law")) { /* the laws' bits stay uint32 */
+            a[k] = pw_cache_find(cf, "law");
+            if (a[k]->type == PW_U32 && a[k]->components == 1) continue;
+            pw_fail(err, PW_EFORMAT, "%s: attribute 'law' is not uint32 with 1 component", path);
+            pw_cache_frame_free(cf);
+            return PW_EFORMAT;
+        }
         if (!(a[k] = need_attr(path, cf, names[k], want, err))) {
             pw_cache_frame_free(cf);
             return err ? err->code : PW_EFORMAT;
@@ -593,5 +605,6 @@ pw_status pw_stats_cache_read_masses(const char *path, int want_v, pw_cache_fram
     if (want_v) p->v = a[3]->data;
     if (full) p->Fe = a[n_base]->data, p->V0 = a[n_base + 1]->data;
     else if (stored) p->rho = a[n_base]->data;
+    if (laws) p->law = a[n_base + 2]->data, p->rho_rest = a[n_base + 3]->data;
     return PW_OK;
 }

@@ -58,6 +58,7 @@ pw_status pw_layer_stats_of(const pw_stats_particles *p, const double *drag,
     /* 3. the mass and the particles' own density, over the layer and by depth below
      * each column's top (PW_LAYER_BINS equal parts of the column's depth, top first) */
     double volume = 0, bin_m[PW_LAYER_BINS] = {0}, bin_v[PW_LAYER_BINS] = {0};
+    double core_m = 0, core_v = 0;
     for (size_t i = 0; i < p->n; i++) {
         if (col[i] < 0) continue;
         out->mass += p->m[i];
@@ -69,11 +70,16 @@ pw_status pw_layer_stats_of(const pw_stats_particles *p, const double *drag,
         b = b < 0 ? 0 : b >= PW_LAYER_BINS ? PW_LAYER_BINS - 1 : b;
         bin_m[b] += p->m[i];
         bin_v[b] += V;
+        /* the core: below the reach of the grid's kernel from the top (2 cells), where a
+         * density measured on the grid (density hardening's) is not read half in the air */
+        if (below >= 2 * cell) core_m += p->m[i], core_v += V;
     }
     /* (mass over the particles' volume: the density the layer would have if they tiled it) */
     if (out->has_density && volume > 0) out->rho_mean = out->mass / volume;
     for (int b = 0; b < PW_LAYER_BINS; b++) out->rho_bin[b] = bin_v[b] > 0 ? bin_m[b] / bin_v[b] : 0;
-    if (out->rho_mean > 0) out->depth_of_mass = out->mass / (out->area * out->rho_mean);
+    if (core_v > 0) out->rho_core = core_m / core_v;
+    double rho_layer = out->rho_core > 0 ? out->rho_core : out->rho_mean;
+    if (rho_layer > 0) out->depth_of_mass = out->mass / (out->area * rho_layer);
     free(top);
     free(col);
     return PW_OK;
