@@ -5,14 +5,18 @@
 #include <string.h>
 
 #include "mpm_internal.h"
+#include "pw_kernel.h"
 
-/* A flake lands, for good, when the grid's velocity at it (the mass-weighted velocity of
- * the snow on its nodes) differs from its own free fall by more than this share of its
- * terminal speed: in a cloud of flakes the grid moves as they do, and a snowpack or a
- * collider beneath holds it still (sim/docs/snowfall.md) ... */
+/* A flake lands, for good, when the grid's velocity at it, as if it alone were on the
+ * grid, differs from its own free fall by more than this share of its terminal speed:
+ * a snowpack beneath holds it still (sim/docs/snowfall.md) ... */
 #define LANDING_TURN 0.5
-/* ... or when its stencil reaches a collider, or the floor's wall band (2 cells). */
+/* ... or when its stencil reaches the floor's wall band (2 cells), or a collider's face
+ * it can rest on: one whose normal is within 60 degrees of straight up (against
+ * gravity). On a steeper face (a car's side, a kerb's front) it slides down in flight,
+ * as at a side wall, and lands where it comes to rest. */
 #define LANDING_GAP 2.0
+#define LANDING_FACE_UP 0.5
 
 #define PI 3.14159265358979323846
 
@@ -248,6 +252,58 @@ double pw_emit_mass(const pw_sim *s)
 
 /* ---- flight ---------------------------------------------------------------------------- */
 
+/* What the grid says at a flake at x, as if the flake (mass m, velocity v) alone were
+ * on it: each node's velocity with the flake's share added, (m_i v_i + w_i m v) / (m_i +
+ * w_i m), interpolated, and the density sum_i w_i (m_i + w_i m) / h^3 (the paper's step
+ * 2 estimate). Nodes of blocks the grid does not hold are empty. near[8]: the indices of
+ * the 2x2x2 blocks from the one holding the stencil's base node (SIZE_MAX: none). */
+static void grid_at_flake(const pw_grid *g, vec3 x, double m, vec3 v, const size_t near[8],
+                          vec3 *v_grid, double *rho)
+{
+    double w[3][4];
+    int64_t base[3];
+    double u[3] = {(x.x - g->origin.x) * g->inv_h, (x.y - g->origin.y) * g->inv_h,
+                   (x.z - g->origin.z) * g->inv_h};
+    for (int a = 0; a < 3; a++) base[a] = pw_bspline_weights(u[a], g->inv_h, w[a], NULL);
+    int64_t b0[3] = {base[0] / PW_BLOCK, base[1] / PW_BLOCK, base[2] / PW_BLOCK};
+    vec3 vs = v3_zero();
+    double mass = 0;
+    for (int c = 0; c < 4; c++)
+        for (int b = 0; b < 4; b++)
+            for (int a = 0; a < 4; a++) {
+                int64_t n[3] = {base[0] + a, base[1] + b, base[2] + c};
+                double wi = w[0][a] * w[1][b] * w[2][c], mi = 0;
+                vec3 vi = v3_zero();
+                size_t bi = near[(n[0] / PW_BLOCK - b0[0]) | (n[1] / PW_BLOCK - b0[1]) << 1 |
+                                 (n[2] / PW_BLOCK - b0[2]) << 2];
+                if (bi != SIZE_MAX) {
+                    size_t i = bi * PW_BLOCK_NODES + (size_t)((n[0] & 3) | (n[1] & 3) << 2 |
+                                                              (n[2] & 3) << 4);
+                    mi = g->m[i];
+                    vi = g->v[i];
+                }
+                double own = wi * m;
+                vs = v3_madd(vs, v3_scale(v3_madd(v3_scale(vi, mi), v, own), 1 / (mi + own)), wi);
+                mass += wi * (mi + own);
+            }
+    *v_grid = vs;
+    *rho = mass * g->inv_h * g->inv_h * g->inv_h;
+}
+
+/* How much the colliders' surface nearest x faces up, against gravity: the cosine of
+ * its normal (phi's gradient, by central differences over h / 2) with -g. */
+static double face_up(const pw_colliders *c, double t, vec3 x, double h, vec3 gravity)
+{
+    double g[3], e = 0.25 * h;
+    for (int a = 0; a < 3; a++) {
+        vec3 d = v3(a == 0 ? e : 0, a == 1 ? e : 0, a == 2 ? e : 0);
+        g[a] = pw_colliders_phi(c, t, v3_add(x, d)) - pw_colliders_phi(c, t, v3_sub(x, d));
+    }
+    vec3 grad = v3(g[0], g[1], g[2]);
+    double len = v3_length(grad) * v3_length(gravity);
+    return len > 0 ? -v3_dot(grad, gravity) / len : 0;
+}
+
 void pw_emit_flight(pw_sim *s, double t_next, double dt)
 {
     pw_particles *pt = &s->pt;
@@ -257,58 +313,73 @@ void pw_emit_flight(pw_sim *s, double t_next, double dt)
     double gap = LANDING_GAP * s->p.h, band = (WALL_BAND + LANDING_GAP) * s->p.h;
     vec3 lo = v3_add(s->p.domain_min, v3(band, band, band));
     vec3 hi = v3_sub(s->p.domain_max, v3(band, band, band));
-    int colliders = pw_colliders_count(s->colliders) > 0, apic = pt->apic;
+    /* the advection's clamp, as for snow */
+    vec3 lo_x = v3_add(s->p.domain_min, v3(s->p.h, s->p.h, s->p.h));
+    vec3 hi_x = v3_sub(s->p.domain_max, v3(s->p.h, s->p.h, s->p.h));
+    int colliders = pw_colliders_count(s->colliders) > 0;
     int down_axis = 1;
     for (int a = 0; a < 3; a++)
         if (fabs(v3_get(gravity, a)) > fabs(v3_get(gravity, down_axis))) down_axis = a;
     double down_sign = v3_get(gravity, down_axis) > 0 ? 1 : -1;
-    long n = (long)s->n_step;
-#pragma omp parallel for schedule(static) num_threads(s->threads)
-    for (long p = 0; p < n; p++) {
-        double k = pt->drag[p];
-        if (!(k > 0)) continue;
-        /* its own free fall over the step: gravity, and dv/dt = -k (v - v_air) solved
-         * exactly */
-        vec3 v = v3_add(air, v3_scale(v3_sub(v3_madd(pt->v[p], gravity, dt), air), exp(-k * dt)));
-        vec3 x = pt->x[p];
-        /* the floor, the wall gravity falls toward, ends a flight; a flake the wind drives
-         * against a side wall slides down it, kept inside by the advection's clamp */
-        double along = v3_get(x, down_axis);
-        int landed = (down_sign < 0 ? along < v3_get(lo, down_axis)
-                                    : along > v3_get(hi, down_axis)) ||
-                     (colliders && pw_colliders_phi(s->colliders, t_next, x) < gap);
-        /* the grid's velocity and mass at it */
-        pw_pstep q;
-        pw_pstep_expand(&s->ps[p], g->inv_h, &q);
-        vec3 v_grid = v3_zero();
-        double m_grid = 0;
-        for (int a = 0; a < 4; a++)
-            for (int b = 0; b < 4; b++)
-                for (int c = 0; c < 4; c++) {
-                    size_t i = pw_stencil_node(g, &s->ps[p], a, b, c);
-                    double w = q.w[0][a] * q.w[1][b] * q.w[2][c];
-                    v_grid = v3_madd(v_grid, g->v[i], w);
-                    m_grid += w * g->m[i];
+    /* the flakes are not stepped (rest.c): they sit past the stepped particles, sorted
+     * by block, so a thread asks the grid for its blocks once a run */
+    long first = (long)s->n_step, n = (long)pt->n;
+#pragma omp parallel num_threads(s->threads)
+    {
+        uint64_t last = UINT64_MAX;
+        size_t near[8];
+        int any = 0;
+#pragma omp for schedule(static)
+        for (long p = first; p < n; p++) {
+            double k = pt->drag[p];
+            if (!(k > 0)) continue;
+            /* its own free fall over the step: gravity, and dv/dt = -k (v - v_air) solved
+             * exactly */
+            vec3 v = v3_add(air, v3_scale(v3_sub(v3_madd(pt->v[p], gravity, dt), air), exp(-k * dt)));
+            vec3 x = pt->x[p];
+            /* the floor, the wall gravity falls toward, ends a flight; a flake the wind
+             * drives against a side wall slides down it, kept inside by the clamp */
+            double along = v3_get(x, down_axis);
+            int landed = down_sign < 0 ? along < v3_get(lo, down_axis)
+                                       : along > v3_get(hi, down_axis);
+            if (!landed && colliders && pw_colliders_phi(s->colliders, t_next, x) < gap) {
+                landed = face_up(s->colliders, t_next, x, s->p.h, gravity) > LANDING_FACE_UP;
+                if (!landed) /* a steep face: no way into it, friction along it */
+                    pw_colliders_apply(s->colliders, t_next, x, &v, NULL);
+            }
+            uint64_t key = pw_grid_particle_key(g, x);
+            if (key != last) {
+                last = key;
+                any = 0;
+                for (int d = 0; d < 8; d++) {
+                    near[d] = pw_grid_block_index(g, pw_grid_key_offset(key, d & 1, (d >> 1) & 1, d >> 2));
+                    any |= near[d] != SIZE_MAX;
                 }
-        double limit = LANDING_TURN * v3_length(gravity) / k;
-        landed = landed || v3_length2(v3_sub(v_grid, v)) > limit * limit;
-        if (landed) {
-            /* part of the snowpack from now on (G2P gives it the grid's velocity), joining
-             * it unstrained (what the grid did to its F in the air, where it carried no
-             * stress, is no strain of snow) and as loose as the snow where it lands: its
-             * density there, the grid's (sum_i m_i w_ip / h^3, as the paper's step 2
-             * measures a particle's first), against its own rho0 = m / V0 is a plastic
-             * expansion J_P = rho0 / rho, which both hardenings read as snow that holds
-             * little until it is packed back to rho0 (sim/docs/snowfall.md) */
-            double rho = m_grid * g->inv_h * g->inv_h * g->inv_h;
-            double jp = fmin(fmax(pt->m[p] / (pt->V0[p] * rho), 1.0), pt->Jp_max[p]);
-            pt->drag[p] = 0;
-            pt->Fe[p] = m3_identity();
-            pt->Fp[p] = m3_scale(m3_identity(), cbrt(jp));
-            pw_svd3_pack(&(pw_svd3){m3_identity(), m3_identity(), v3(1, 1, 1)}, &s->fe_svd[p]);
-            continue;
+            }
+            /* snow under it: the grid's velocity at it turns from its own free fall */
+            vec3 v_grid = v;
+            double rho = 0;
+            if (any) grid_at_flake(g, x, pt->m[p], v, near, &v_grid, &rho);
+            double limit = LANDING_TURN * v3_length(gravity) / k;
+            landed = landed || v3_length2(v3_sub(v_grid, v)) > limit * limit;
+            if (landed) {
+                /* part of the snowpack from the next step on, bringing its momentum,
+                 * joining it unstrained (F_E = I) and as loose as the snow where it
+                 * lands: its density there, the grid's with its own share, against its
+                 * own rho0 = m / V0 is a plastic expansion J_P = rho0 / rho, which both
+                 * hardenings read as snow that holds little until it is packed back to
+                 * rho0 (sim/docs/snowfall.md) */
+                if (!any) grid_at_flake(g, x, pt->m[p], v, near, &v_grid, &rho);
+                double jp = fmin(fmax(pt->m[p] / (pt->V0[p] * rho), 1.0), pt->Jp_max[p]);
+                pt->drag[p] = 0;
+                pt->Fe[p] = m3_identity();
+                pt->Fp[p] = m3_scale(m3_identity(), cbrt(jp));
+            }
+            pt->v[p] = v;
+            if (pt->apic) pt->C[p] = m3_zero();
+            x = v3_madd(x, v, dt);
+            pt->x[p] = v3(fmin(fmax(x.x, lo_x.x), hi_x.x), fmin(fmax(x.y, lo_x.y), hi_x.y),
+                          fmin(fmax(x.z, lo_x.z), hi_x.z));
         }
-        pt->v[p] = v; /* (G2P leaves a flake in the air alone) */
-        if (apic) pt->C[p] = m3_zero();
     }
 }

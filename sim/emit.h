@@ -8,11 +8,13 @@
  * velocity over the time since its birth: the same particles on any thread count and
  * through kill and resume. A flake in the air falls on its own: gravity, and a relaxation
  * toward the air's velocity at the rate |g| / its terminal speed (linear drag, so it
- * falls at the terminal speed in still air and drifts with the wind); it carries no
- * stress and takes no velocity from the grid, where the flakes around it would drag it
- * along as one viscous cloud. It lands, for good, when its stencil reaches a collider
- * or a wall, or when the grid's velocity at it (a snowpack under it) turns from its own
- * free fall, and joins the snow there unstrained (F = I). */
+ * falls at the terminal speed in still air and drifts with the wind). It is off the grid
+ * until it lands (rest.c leaves it out of the step like resting snow, and it holds no
+ * node): the grid is the landed snow's, and a flake costs its flight, not a step. It
+ * lands, for good, when its stencil reaches the floor or a collider's face it can rest
+ * on (it slides down a steep one), or when the grid's velocity at it, as if it alone
+ * were on the grid, turns from its own free fall (a snowpack under it), and joins the
+ * snow there unstrained (F_E = I) at the density of the snow where it lands. */
 #ifndef PW_EMIT_H
 #define PW_EMIT_H
 

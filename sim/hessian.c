@@ -148,9 +148,6 @@ void pw_mpm_prepare_stress(pw_sim *s)
                 size_t p = p0 + (size_t)k;
                 /* eq. 2 with J_P clamped so that e^{xi (1 - J_P)} stays finite */
                 double hard = pw_hardening(pt->xi[p], pw_particle_Jp(pt, p));
-                /* a flake in the air is a grain among others, not part of a solid:
-                 * it carries no stress until it lands (emit.c) */
-                if (pt->emits && pt->drag[p] > 0) hard = 0;
                 pw_stress_input *il = &in[k];
                 if (s->fe_svd_valid)
                     pw_svd3_unpack(&s->fe_svd[p], &il->f);

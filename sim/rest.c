@@ -19,7 +19,9 @@ _Static_assert(PW_REST_SEEDED == (REST_SATURATED | REST_SETTLED), "seed.h's sett
 
 /* what pw_rest_decide makes of a particle (s->resting): stepped, resting (wakes when
  * reached), or frozen outside a region that freezes (nothing wakes it) */
-enum { STEPS = 0, RESTS = 1, FROZEN = 2 };
+enum { STEPS = 0, RESTS = 1, FROZEN = 2, FLIES = 3 };
+/* (FLIES: a flake in the air, sim/emit.h: off the grid until it lands; it holds no node,
+ * wakes nothing and is not woken) */
 
 static int grow(void **a, size_t *cap, size_t n, size_t sz)
 {
@@ -87,12 +89,34 @@ static pw_status moving_blocks(pw_sim *s, const uint8_t *candidate, size_t *coun
     return PW_OK;
 }
 
+/* The decision made (s->resting): `stepped` particles step. The SVD of Fe kept from the
+ * last step a woken particle took is still its Fe's (resting changes nothing), but a
+ * particle that rested from its first step, or a flake that has just landed, never had
+ * one: those past the last step's stepped count are factored afresh. */
+static pw_status stepped_are(pw_sim *s, long moved, size_t stepped)
+{
+    const pw_particles *pt = &s->pt;
+    const uint8_t *cand = s->resting;
+    long nl = (long)pt->n;
+    if (s->fe_svd_valid)
+#pragma omp parallel for schedule(static) num_threads(s->threads)
+        for (long p = moved; p < nl; p++)
+            if (!cand[p]) {
+                pw_svd3 f;
+                m3_svd(pt->Fe[p], &f.U, &f.sigma, &f.V);
+                pw_svd3_pack(&f, &s->fe_svd[p]);
+            }
+    s->n_step = stepped;
+    s->particle_steps += (uint64_t)stepped;
+    return PW_OK;
+}
+
 pw_status pw_rest_decide(pw_sim *s, double t_next, pw_error *err)
 {
     pw_particles *pt = &s->pt;
     size_t n = pt->n;
     s->particle_steps_all += n;
-    if (!pt->rests) {
+    if (!pt->rests && !pt->emits) {
         s->n_step = n;
         s->particle_steps += n;
         return PW_OK;
@@ -100,6 +124,15 @@ pw_status pw_rest_decide(pw_sim *s, double t_next, pw_error *err)
     if (grow((void **)&s->resting, &s->cap_resting, n, 1))
         return pw_fail(err, PW_ENOMEM, "sim: cannot allocate rest flags for %zu particles", n);
     uint8_t *cand = s->resting;
+    long nl = (long)n, moved = (long)s->n_step, stepped = 0;
+    if (!pt->rests) { /* only flakes in the air are left out */
+#pragma omp parallel for schedule(static) num_threads(s->threads) reduction(+ : stepped)
+        for (long p = 0; p < nl; p++) {
+            cand[p] = pt->drag[p] > 0 ? FLIES : STEPS;
+            stepped += !cand[p];
+        }
+        return stepped_are(s, moved, (size_t)stepped);
+    }
     double v2 = s->p.rest_speed * s->p.rest_speed;
     uint32_t sleep = (uint32_t)s->p.sleep_steps;
     int freezes = s->p.region_freezes;
@@ -108,7 +141,6 @@ pw_status pw_rest_decide(pw_sim *s, double t_next, pw_error *err)
 
     /* 1. the counters of the particles the last step moved (the others kept theirs),
      * and who would rest */
-    long nl = (long)n, moved = (long)s->n_step;
 #pragma omp parallel for schedule(static) num_threads(s->threads)
     for (long p = 0; p < nl; p++) {
         uint32_t r = pt->rest[p], count = REST_COUNT(r), settled = r & REST_SETTLED;
@@ -124,6 +156,7 @@ pw_status pw_rest_decide(pw_sim *s, double t_next, pw_error *err)
         if (s->p.has_region && settled && (freezes || (count >= 1 && !cand[p])) &&
             pw_shape_sdf_posed(&s->p.region, &region, &pt->x[p], NULL) > 0)
             cand[p] = freezes ? FROZEN : RESTS;
+        if (pt->emits && pt->drag[p] > 0) cand[p] = FLIES;
     }
 
     /* 2. wake what moving snow or a moving collider reaches */
@@ -133,7 +166,6 @@ pw_status pw_rest_decide(pw_sim *s, double t_next, pw_error *err)
     int colliders = pw_colliders_count(s->colliders) > 0;
     if (colliders) pw_colliders_pose_at(s->colliders, t_next);
     double h = s->p.h, reach = 8 * h + 2 * sqrt(3.0) * h; /* band + block half-diagonal */
-    long stepped = 0;
 #pragma omp parallel num_threads(s->threads) reduction(+ : stepped)
     {
         uint64_t last = UINT64_MAX; /* particles come in runs of one block: ask once */
@@ -165,20 +197,7 @@ pw_status pw_rest_decide(pw_sim *s, double t_next, pw_error *err)
             stepped += !cand[p];
         }
     }
-    /* The SVD of Fe kept from the last step a woken particle took is still its Fe's
-     * (resting changes nothing), but a particle that rested from its first step never
-     * had one: factor the woken ones afresh. */
-    if (s->fe_svd_valid)
-#pragma omp parallel for schedule(static) num_threads(s->threads)
-        for (long p = moved; p < nl; p++)
-            if (!cand[p]) {
-                pw_svd3 f;
-                m3_svd(pt->Fe[p], &f.U, &f.sigma, &f.V);
-                pw_svd3_pack(&f, &s->fe_svd[p]);
-            }
-    s->n_step = (size_t)stepped;
-    s->particle_steps += (uint64_t)stepped;
-    return PW_OK;
+    return stepped_are(s, moved, (size_t)stepped);
 }
 
 /* Marks the nodes of one resting particle's stencil that the stepped grid has. Its base
@@ -260,7 +279,8 @@ pw_status pw_rest_hold_nodes(pw_sim *s, pw_error *err)
             any |= near[d] != SIZE_MAX;
         }
         if (!any) continue;
-        for (long p = k; p < n && pkey[p] == pkey[k]; p++) hold_stencil(g, pt->x[p], b, near, held);
+        for (long p = k; p < n && pkey[p] == pkey[k]; p++)
+            if (!(pt->emits && pt->drag[p] > 0)) hold_stencil(g, pt->x[p], b, near, held);
     }
     return PW_OK;
 }

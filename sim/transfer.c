@@ -150,9 +150,11 @@ static void place_home(const pw_sim *s, uint32_t home, void *ctx)
 pw_status pw_mpm_sort(pw_sim *s, size_t *staging, pw_error *err)
 {
     pw_particles *pt = &s->pt;
-    pw_status rc = pw_grid_build(&s->grid, pt->n, pt->x, pt->rests ? s->resting : NULL,
-                                 s->n_step, s->rest_tail < pt->n ? s->rest_tail : pt->n, s->perm,
-                                 s->threads, err);
+    /* flakes in the air move every step: with sources every particle is keyed afresh */
+    size_t tail = s->rest_tail < pt->n && !pt->emits ? s->rest_tail : pt->n;
+    pw_status rc = pw_grid_build(&s->grid, pt->n, pt->x,
+                                 pt->rests || pt->emits ? s->resting : NULL, s->n_step, tail,
+                                 s->perm, s->threads, err);
     if (rc != PW_OK) return rc;
     s->rest_tail = s->n_step; /* the resting tail, and its keys in grid.pkey */
     size_t moved = 0;
@@ -537,7 +539,6 @@ BOX_CLONES static void g2p_home(const pw_sim *s, uint32_t home, void *ctx)
     box_load_vec3(g, home, g->v, &v);
     if (!apic) box_load_vec3(g, home, g->v_old, &v_old);
     for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
-        if (pt->emits && pt->drag[p] > 0) continue; /* a flake in the air (emit.c) */
         pw_pstep qs;
         pw_pstep_expand(&s->ps[p], g->inv_h, &qs);
         const pw_pstep *q = &qs;

@@ -3,7 +3,8 @@
  * within one particle; a lone flake falls as linear drag predicts (the terminal speed in
  * still air, the wind's speed across); and a run killed and resumed while the source
  * emits, on another thread count, leaves the bytes of one that was not, with landed
- * snow resting beside the snow still falling. */
+ * snow resting beside the snow still falling; a moving source emits each particle inside
+ * the shape as it stands at the particle's birth. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,9 +115,55 @@ static void lone_flake_follows_drag(void)
     pw_sim_destroy(s);
 }
 
+/* A source that moves (a snow cannon swept along x, keyed from x -0.8 m at 0 s to 0.8 m
+ * at 1 s): particle k is born at t_k = start + (k + 1) / r inside the sphere as it stands
+ * at t_k. Without gravity and wind a particle stays where it was born (born at rest, no
+ * drag), so each one must lie within the radius of the sphere's centre at its own t_k,
+ * and together they trace the path. */
+static void moving_source_emits_along_its_path(void)
+{
+    pw_sim_params p;
+    fixture_params(&p, 0.02, v3(-1.2, -0.3, -0.3), v3(1.2, 0.3, 0.3));
+    p.threads = 2;
+    pw_error err = {0};
+    pw_sim *s = pw_sim_create(&p, &err);
+    pw_source_desc d;
+    source_default(&d);
+    pw_shape_init(&d.shape, PW_SHAPE_SPHERE);
+    d.shape.radius = 0.1;
+    d.shape.n_keys = 2;
+    d.shape.keys[0] = (pw_keyframe){0.0, v3(-0.8, 0, 0), v3(0, 1, 0), 0};
+    d.shape.keys[1] = (pw_keyframe){1.0, v3(0.8, 0, 0), v3(0, 1, 0), 0};
+    d.jitter = 0;
+    d.velocity = v3_zero();
+    d.t_start = 0;
+    d.t_end = 1;
+    d.rate = 0.05; /* 500 particles a second */
+    CHECK(s && pw_sim_add_source(s, &d, &err) == PW_OK, "see the line above");
+    advance(s, 1.0);
+    double r = d.rate / (d.material.rho0 * 0.02 * 0.02 * 0.02 / d.particles_per_cell);
+    size_t n = pw_sim_particle_count(s), outside = 0;
+    double worst = 0, x_lo = INFINITY, x_hi = -INFINITY;
+    for (size_t q = 0; q < n; q++) {
+        uint32_t k = pw_sim_particle_ids(s)[q]; /* (ids count the births) */
+        double t_k = d.t_start + (k + 1.0) / r;
+        vec3 x = pw_sim_positions(s)[q], c = v3(-0.8 + 1.6 * t_k, 0, 0);
+        double off = v3_length(v3_sub(x, c)) - d.shape.radius;
+        worst = fmax(worst, off);
+        outside += off > 1e-9;
+        x_lo = fmin(x_lo, x.x), x_hi = fmax(x_hi, x.x);
+    }
+    printf("moving source: %zu particles, %zu outside the sphere at their birth (worst %.3g m "
+           "past its radius), spread over x %.3f to %.3f m\n", n, outside, worst, x_lo, x_hi);
+    CHECK(n == 500 && outside == 0, "see the line above");
+    CHECK(x_lo < -0.8 && x_hi > 0.8, "see the line above");
+    pw_sim_destroy(s);
+}
+
 int main(void)
 {
     lone_flake_follows_drag();
+    moving_source_emits_along_its_path();
 
     /* mass at every frame, against the emitted mass and rate x time */
     pw_sim *a = snowfall(1);
