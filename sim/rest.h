@@ -12,6 +12,10 @@
  * rests as soon as it is slower than rest_speed: the paper's translating grid, without
  * freezing spray in flight.
  *
+ * Flakes in the air (emit.h) are left out of the step the same way, sorted with the
+ * resting snow, whether or not snow rests: they hold no node, wake nothing and are not
+ * woken; pw_emit_flight moves them until they land.
+ *
  * Everything is decided once per step, from state all threads agree on, so the results
  * stay the same bytes for any thread count. */
 #ifndef PW_REST_H
