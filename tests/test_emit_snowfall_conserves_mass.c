@@ -160,9 +160,59 @@ static void moving_source_emits_along_its_path(void)
     pw_sim_destroy(s);
 }
 
+/* Snow that falls on snow at rest lands on it. A flake finds snow by the grid, which
+ * resting snow does not make: the first flakes of a new fall reach the ground through a
+ * sleeping layer, land there and, moving, wake the snow around them (rest.h), on which
+ * the rest then land. A first fall, 0.05 to 0.35 s, settles and sleeps; a second from
+ * the same source, 1.0 to 1.3 s, must lie on top of it at 1.8 s, less than 5 % of it
+ * under the first fall's mean height. */
+static void snow_falls_on_resting_snow(void)
+{
+    pw_sim_params p;
+    fixture_params(&p, 0.02, v3(-0.3, -0.1, -0.3), v3(0.3, 0.6, 0.3));
+    p.gravity = v3(0, -9.81, 0);
+    p.threads = 2;
+    p.rest_speed = 0.02;
+    p.sleep_steps = 20;
+    pw_error err = {0};
+    pw_sim *s = pw_sim_create(&p, &err);
+    pw_source_desc first, second;
+    source_default(&first);
+    first.t_start = 0.05, first.t_end = 0.35;
+    first.rate = 2.0; /* 0.6 kg: a layer some 5 cm deep */
+    second = first;
+    second.t_start = 1.0, second.t_end = 1.3;
+    second.seed = 12;
+    second.rate = 0.4;
+    CHECK(s && fixture_ground(s, 0.5, &err) == PW_OK && pw_sim_add_source(s, &first, &err) == PW_OK &&
+              pw_sim_add_source(s, &second, &err) == PW_OK,
+          "see the line above");
+    advance(s, 1.0);
+    size_t n_first = pw_sim_particle_count(s), resting = n_first - s->n_step;
+    advance(s, 1.8);
+    double y_first = 0, y_second = 0, top_first = 0;
+    size_t n = pw_sim_particle_count(s), under = 0;
+    for (size_t q = 0; q < n; q++) {
+        double y = pw_sim_positions(s)[q].y;
+        if (pw_sim_particle_ids(s)[q] < n_first) y_first += y, top_first = fmax(top_first, y);
+        else y_second += y;
+    }
+    y_first /= (double)n_first;
+    y_second /= (double)(n - n_first);
+    for (size_t q = 0; q < n; q++)
+        under += pw_sim_particle_ids(s)[q] >= n_first && pw_sim_positions(s)[q].y < y_first;
+    printf("snow on resting snow: %zu of the first %zu particles resting at 1.0 s; at 1.8 s the "
+           "first fall's mean height %.4f m, the second's %.4f m, %zu of the second's %zu below "
+           "the first's mean\n", resting, n_first, y_first, y_second, under, n - n_first);
+    CHECK(resting > n_first / 2, "the first fall sleeps before the second comes");
+    CHECK(y_second > y_first && under < (n - n_first) / 20, "see the line above");
+    pw_sim_destroy(s);
+}
+
 int main(void)
 {
     lone_flake_follows_drag();
+    snow_falls_on_resting_snow();
     moving_source_emits_along_its_path();
 
     /* mass at every frame, against the emitted mass and rate x time */
