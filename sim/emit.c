@@ -2,6 +2,7 @@
 #include "emit.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mpm_internal.h"
@@ -304,6 +305,59 @@ static double face_up(const pw_colliders *c, double t, vec3 x, double h, vec3 gr
     return len > 0 ? -v3_dot(grad, gravity) / len : 0;
 }
 
+/* The cells of side `cell` over the domain whose centre is nearer a collider at t than
+ * gap + their half-diagonal, with a margin (phi is a distance: it changes by at most
+ * the distance moved, a mesh's sampled one nearly so): s->flight_near[dims], 1 near.
+ * A flake in a cell not near is farther than gap from every collider. 0 when the cells
+ * cannot be held (the caller then asks every flake). */
+typedef struct {
+    vec3 origin;
+    double inv_cell;
+    int64_t dims[3];
+} near_cells;
+
+static int near_cells_at(pw_sim *s, double t, double gap, near_cells *nc)
+{
+    vec3 size = v3_sub(s->p.domain_max, s->p.domain_min);
+    /* 8 h, coarser where the domain would need more than 2^20 cells */
+    double cell = fmax(8 * s->p.h, cbrt(size.x * size.y * size.z / 1048576.0));
+    size_t total = 1;
+    for (int a = 0; a < 3; a++) {
+        nc->dims[a] = (int64_t)ceil(v3_get(size, a) / cell);
+        if (nc->dims[a] < 1) nc->dims[a] = 1;
+        total *= (size_t)nc->dims[a];
+    }
+    if (total > s->cap_flight_near) {
+        uint8_t *q = realloc(s->flight_near, total);
+        if (!q) return 0;
+        s->flight_near = q;
+        s->cap_flight_near = total;
+    }
+    nc->origin = s->p.domain_min;
+    nc->inv_cell = 1 / cell;
+    double reach = gap + 1.5 * (0.5 * sqrt(3.0) * cell);
+    long nl = (long)total;
+    int64_t nx = nc->dims[0], ny = nc->dims[1];
+#pragma omp parallel for schedule(static) num_threads(s->threads)
+    for (long k = 0; k < nl; k++) {
+        int64_t i = k % nx, j = (k / nx) % ny, l = k / (nx * ny);
+        vec3 c = v3_add(nc->origin, v3(((double)i + 0.5) * cell, ((double)j + 0.5) * cell,
+                                       ((double)l + 0.5) * cell));
+        s->flight_near[k] = pw_colliders_phi(s->colliders, t, c) < reach;
+    }
+    return 1;
+}
+
+static int near_collider(const pw_sim *s, const near_cells *nc, vec3 x)
+{
+    int64_t c[3];
+    for (int a = 0; a < 3; a++) {
+        c[a] = (int64_t)floor((v3_get(x, a) - v3_get(nc->origin, a)) * nc->inv_cell);
+        if (c[a] < 0 || c[a] >= nc->dims[a]) return 1; /* (never: flakes stay inside) */
+    }
+    return s->flight_near[(c[2] * nc->dims[1] + c[1]) * nc->dims[0] + c[0]];
+}
+
 void pw_emit_flight(pw_sim *s, double t_next, double dt)
 {
     pw_particles *pt = &s->pt;
@@ -321,6 +375,8 @@ void pw_emit_flight(pw_sim *s, double t_next, double dt)
     for (int a = 0; a < 3; a++)
         if (fabs(v3_get(gravity, a)) > fabs(v3_get(gravity, down_axis))) down_axis = a;
     double down_sign = v3_get(gravity, down_axis) > 0 ? 1 : -1;
+    near_cells nc;
+    int cells = colliders && near_cells_at(s, t_next, gap, &nc);
     /* the flakes are not stepped (rest.c): they sit past the stepped particles, sorted
      * by block, so a thread asks the grid for its blocks once a run */
     long first = (long)s->n_step, n = (long)pt->n;
@@ -342,7 +398,8 @@ void pw_emit_flight(pw_sim *s, double t_next, double dt)
             double along = v3_get(x, down_axis);
             int landed = down_sign < 0 ? along < v3_get(lo, down_axis)
                                        : along > v3_get(hi, down_axis);
-            if (!landed && colliders && pw_colliders_phi(s->colliders, t_next, x) < gap) {
+            if (!landed && colliders && (!cells || near_collider(s, &nc, x)) &&
+                pw_colliders_phi(s->colliders, t_next, x) < gap) {
                 landed = face_up(s->colliders, t_next, x, s->p.h, gravity) > LANDING_FACE_UP;
                 if (!landed) /* a steep face: no way into it, friction along it */
                     pw_colliders_apply(s->colliders, t_next, x, &v, NULL);

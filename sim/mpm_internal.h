@@ -43,6 +43,10 @@ struct pw_sim {
     pw_source_desc sources[PW_SIM_MAX_SOURCES]; /* snow sources (emit.c)              */
     uint64_t emitted[PW_SIM_MAX_SOURCES];       /* particles each has emitted so far  */
     int n_sources;
+    /* the flight's cells near a collider (emit.c): a flake elsewhere is farther from
+     * every collider than its landing gap, and its distance is not asked */
+    uint8_t *flight_near;
+    size_t cap_flight_near;
     pw_particles pt;
     pw_grid grid;
 

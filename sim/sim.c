@@ -184,6 +184,7 @@ void pw_sim_destroy(pw_sim *s)
     free(s->held);
     free(s->reorder_tasks);
     free(s->wake_keys);
+    free(s->flight_near);
     pw_grid_free(&s->grid);
     free(s);
 }
