@@ -44,6 +44,12 @@ pw_status pw_shot_simulate(const pw_scene *sc, int last_frame, const pw_shot_opt
 pw_status pw_shot_render(const pw_scene *sc, const pw_frame_list *frames,
                          const pw_shot_options *o, pw_error *err);
 
+/* The image `powder render` would write for frame with settings rs (the scene's camera
+ * rig, surfaces, medium and lights), into *img, nothing written: for benchmarks and tests
+ * that compare renders. The caller frees it with pw_image_free. */
+pw_status pw_shot_render_image(const pw_scene *sc, int frame, const pw_render_settings *rs,
+                               pw_image *img, pw_render_stats *stats, pw_error *err);
+
 typedef struct {
     int frame;          /* which cache */
     int steps;          /* orbit positions; the last stops one step short of 360 deg */

@@ -280,6 +280,62 @@ static void shot_view(const pw_scene *sc, int frame, frame_view *v)
 /* Renders one frame of the scene as view sees it into exr_path (+ PNG). `given` is an
  * already rasterized density of that frame (view->n must then be 1), or NULL to load
  * it here. */
+/* The image of one frame as view sees it: the density (`given`, already rasterized, with
+ * view->n 1; or loaded here), the surfaces at each instant, the renderer. *count is the
+ * particles drawn, *t_raster the seconds of loading and rasterizing. */
+static pw_status render_image(const pw_scene *sc, int frame, const frame_view *view,
+                              pw_density *given, size_t given_count,
+                              const pw_render_settings *rs, const pw_shot_options *o,
+                              double progress_base, pw_image *img, pw_render_stats *stats,
+                              size_t *count, double *t_raster, pw_error *err)
+{
+    double t_begin = pw_now();
+    int n = given ? 1 : view->n;
+    pw_density *density[PW_MAX_INSTANTS] = {given};
+    pw_surfaces *surf[PW_MAX_INSTANTS] = {NULL};
+    *count = given_count;
+    pw_status rc = PW_OK;
+    memset(img, 0, sizeof *img);
+    memset(stats, 0, sizeof *stats);
+    if (!given && (rc = load_density(sc, frame, n, view->times, density, count, err)) != PW_OK)
+        return rc;
+    *t_raster = pw_now() - t_begin;
+    pw_renderer *r = NULL;
+    for (int j = 0; j < n; j++)
+        if (!(surf[j] = frame_surfaces(sc, view->times[j], err))) break;
+    if (surf[n - 1])
+        r = pw_renderer_create_instants(rs, n, view->cams, (const pw_surfaces *const *)surf,
+                                        &sc->medium, &sc->lights, err);
+    if (!r) {
+        rc = err ? err->code : PW_ENOMEM;
+    } else {
+        render_progress_ctx ctx = {o, progress_base, ""};
+        snprintf(ctx.label, sizeof ctx.label, "render frame %d", frame);
+        rc = pw_render_frame_instants(r, (const pw_density *const *)density, img,
+                                      render_progress, &ctx, stats, err);
+    }
+    pw_renderer_destroy(r);
+    for (int j = 0; j < n; j++) {
+        pw_surfaces_destroy(surf[j]);
+        if (density[j] != given) pw_density_destroy(density[j]);
+    }
+    if (rc != PW_OK) pw_image_free(img);
+    return rc;
+}
+
+pw_status pw_shot_render_image(const pw_scene *sc, int frame, const pw_render_settings *rs,
+                               pw_image *img, pw_render_stats *stats, pw_error *err)
+{
+    frame_view view;
+    shot_view(sc, frame, &view);
+    pw_shot_options o;
+    memset(&o, 0, sizeof o);
+    size_t count;
+    double t_raster;
+    return render_image(sc, frame, &view, NULL, 0, rs, &o, 0.0, img, stats, &count, &t_raster,
+                        err);
+}
+
 static pw_status render_one(const pw_scene *sc, int frame, const frame_view *view,
                             pw_density *given, size_t given_count,
                             const pw_render_settings *rs, const char *exr_path,
@@ -288,32 +344,13 @@ static pw_status render_one(const pw_scene *sc, int frame, const frame_view *vie
 {
     double t_begin = pw_now();
     int n = given ? 1 : view->n;
-    pw_density *density[PW_MAX_INSTANTS] = {given};
-    pw_surfaces *surf[PW_MAX_INSTANTS] = {NULL};
-    size_t count = given_count;
-    pw_status rc = PW_OK;
-    if (!given && (rc = load_density(sc, frame, n, view->times, density, &count, err)) != PW_OK)
-        return rc;
-    double t_raster = pw_now() - t_begin;
-    pw_renderer *r = NULL;
-    for (int j = 0; j < n; j++)
-        if (!(surf[j] = frame_surfaces(sc, view->times[j], err))) break;
-    if (surf[n - 1])
-        r = pw_renderer_create_instants(rs, n, view->cams, (const pw_surfaces *const *)surf,
-                                        &sc->medium, &sc->lights, err);
+    size_t count;
+    double t_raster;
     pw_image img;
-    memset(&img, 0, sizeof img);
     pw_render_stats stats;
-    memset(&stats, 0, sizeof stats);
-    if (!r) {
-        rc = err ? err->code : PW_ENOMEM;
-        goto done;
-    }
-    render_progress_ctx ctx = {o, progress_base, ""};
-    snprintf(ctx.label, sizeof ctx.label, "render frame %d", frame);
-    if ((rc = pw_render_frame_instants(r, (const pw_density *const *)density, &img,
-                                       render_progress, &ctx, &stats, err)) != PW_OK)
-        goto done;
+    pw_status rc = render_image(sc, frame, view, given, given_count, rs, o, progress_base, &img,
+                                &stats, &count, &t_raster, err);
+    if (rc != PW_OK) return rc;
     pw_exr_options eo;
     char source[SOURCE_CAP];
     exr_options_for(sc, &view->at_frame, frame, rs, view->settings[0] ? view->settings : NULL,
@@ -364,11 +401,13 @@ static pw_status render_one(const pw_scene *sc, int frame, const frame_view *vie
                  rs->spp);
     else
         snprintf(samples, sizeof samples, "%d spp", rs->spp);
+    char denoised[48] = "";
+    if (rs->denoise) snprintf(denoised, sizeof denoised, " (denoised in %.1f s)", stats.denoise_seconds);
     pw_shot_log(o,
-             "%s: frame %d: %zu particles%s, raster %.2f s, %dx%d x %s, %.1f s, "
+             "%s: frame %d: %zu particles%s, raster %.2f s, %dx%d x %s, %.1f s%s, "
              "%.3g samples/s, %.1f scatterings/path -> %s%s",
              what, frame, count, instants, t_raster, img.width, img.height, samples,
-             stats.seconds, stats.samples_per_second, stats.mean_scattering_events, exr_path,
+             stats.seconds, denoised, stats.samples_per_second, stats.mean_scattering_events, exr_path,
              png_note);
     if (stats.paths_cut_by_cap)
         pw_shot_log(o, "%s: frame %d: %llu of %llu paths reached max_depth %d and were cut", what,
@@ -380,11 +419,6 @@ done:
         img.rgba = NULL;
     }
     pw_image_free(&img);
-    pw_renderer_destroy(r);
-    for (int j = 0; j < n; j++) {
-        pw_surfaces_destroy(surf[j]);
-        if (density[j] != given) pw_density_destroy(density[j]);
-    }
     return rc;
 }
 
