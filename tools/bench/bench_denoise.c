@@ -3,7 +3,7 @@
  *
  *   bench_denoise scene.json --frame N [--caches DIR] [--size WxH] [--spp S]
  *                 [--ref-spp R] [--ref FILE] [--compare 64,128] [--threads T]
- *                 [--png PREFIX] [--time-only]
+ *                 [--png PREFIX] [--time-only] [--split]
  *
  * Renders frame N of the scene as `powder render` does (its camera, lights, surfaces and
  * medium; --size replaces the resolution): the reference at R spp (4096) with the albedo
@@ -19,6 +19,9 @@
  * the snow's mean luminance against the reference's, each render's wall time and the
  * denoiser's, and the issue's criteria (denoised S spp at most the last --compare
  * count's relMSE on frame and snow, at most the first's on the outline, mean within 1 %).
+ * --split renders the denoised S-spp frame again with another seed and splits its relMSE
+ * into noise (half the two frames' squared difference, over ref^2 + 0.01) and the rest,
+ * the bias (detail smoothed away, colour moved).
  * --time-only renders only the S-spp denoised frame and prints its time and the
  * denoiser's share (the 1920x1080 budget is 10 %). --png PREFIX writes PREFIX_<S>spp.png,
  * PREFIX_<S>spp_denoised.png, PREFIX_<C>spp.png and PREFIX_<R>spp.png through the
@@ -43,7 +46,7 @@
 
 typedef struct {
     const char *scene, *caches, *ref_file, *png;
-    int frame, w, h, spp, ref_spp, threads, time_only;
+    int frame, w, h, spp, ref_spp, threads, time_only, split;
     int compare[MAX_COMPARE], ncompare;
 } options;
 
@@ -51,7 +54,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: bench_denoise scene.json --frame N [--caches DIR] [--size WxH] "
                     "[--spp S] [--ref-spp R] [--ref FILE] [--compare 64,128] [--threads T] "
-                    "[--png PREFIX] [--time-only]\n");
+                    "[--png PREFIX] [--time-only] [--split]\n");
     exit(2);
 }
 
@@ -63,6 +66,7 @@ static int parse(int argc, char **argv, options *o)
     for (int a = 1; a < argc; a++) {
         const char *s = argv[a], *v = a + 1 < argc ? argv[a + 1] : NULL;
         if (!strcmp(s, "--time-only")) o->time_only = 1;
+        else if (!strcmp(s, "--split")) o->split = 1;
         else if (s[0] != '-' && !o->scene) o->scene = s;
         else if (!v) usage();
         else if (!strcmp(s, "--frame")) o->frame = atoi(v), a++;
@@ -89,10 +93,11 @@ static int parse(int argc, char **argv, options *o)
 }
 
 /* One render of the frame; exits on failure (a benchmark has nothing to salvage). */
-static void render(const pw_scene *sc, const options *o, int spp, int denoise, int albedo,
-                   pw_image *img, pw_render_stats *st)
+static void render_seed(const pw_scene *sc, const options *o, int spp, int denoise, int albedo,
+                        unsigned seed_add, pw_image *img, pw_render_stats *st)
 {
     pw_render_settings rs = sc->render;
+    rs.seed += seed_add;
     if (albedo) rs.seed += 7919; /* the reference's noise is independent of the others' */
     rs.spp = spp;
     rs.denoise = denoise;
@@ -105,6 +110,12 @@ static void render(const pw_scene *sc, const options *o, int spp, int denoise, i
         fprintf(stderr, "bench_denoise: %s\n", err.msg);
         exit(1);
     }
+}
+
+static void render(const pw_scene *sc, const options *o, int spp, int denoise, int albedo,
+                   pw_image *img, pw_render_stats *st)
+{
+    render_seed(sc, o, spp, denoise, albedo, 0, img, st);
 }
 
 /* The reference: read from o->ref_file when it holds this size and spp, else rendered
@@ -324,6 +335,29 @@ int main(int argc, char **argv)
     rows[nrows++] = measure(&m, name, den.noisy, dst.seconds - dst.denoise_seconds);
     snprintf(name, sizeof name, "%d spp denoised", o.spp);
     rows[nrows++] = measure(&m, name, den.rgba, dst.seconds);
+    if (o.split) {
+        pw_image two;
+        pw_render_stats st2;
+        render_seed(sc, &o, o.spp, 1, 0, 1, &two, &st2);
+        const unsigned char *mk[3] = {NULL, m.snow, m.outline};
+        double noise[3];
+        for (int k = 0; k < 3; k++) {
+            double acc = 0;
+            size_t n = 0;
+            for (size_t q = 0; q < (size_t)w * h; q++) {
+                if (mk[k] && !mk[k][q]) continue;
+                for (int ch = 0; ch < 3; ch++) {
+                    double r = ref[4 * q + ch], e = den.rgba[4 * q + ch] - two.rgba[4 * q + ch];
+                    acc += 0.5 * e * e / (r * r + 0.01);
+                }
+                n++;
+            }
+            noise[k] = n ? acc / (3.0 * n) : 0.0;
+        }
+        printf("denoised %d spp, noise part of relMSE: frame %.5f, snow %.5f, outline %.5f "
+               "(the rest is bias)\n", o.spp, noise[0], noise[1], noise[2]);
+        pw_image_free(&two);
+    }
     snprintf(name, sizeof name, "%dspp", o.spp);
     png(&o, sc, name, den.noisy, w, h);
     snprintf(name, sizeof name, "%dspp_denoised", o.spp);
