@@ -38,6 +38,8 @@
  * than the image, to keep an offset's reads in a core's cache, did not pay: 1920x1080 in
  * 3.5 s as rows of 32, 4.0-4.2 s as 16 x 128 or 8 x 256 tiles.) */
 #define BLOCK_ROWS 32
+/* The sums a pixel keeps per pass: its weighted colour and the weights. */
+enum { ACC_W = 3, NACC = 4 };
 
 /* The image as planes of floats (one per channel or feature, npix each), so that the
  * loops over a row's pixels are straight lines the compiler turns into vector code. A
@@ -56,7 +58,7 @@ typedef struct {
     float *albedo[3], *albedo_var, *normal[3], *normal_var, *depth, *depth_var, *depth_s2;
     float *depth_class;     /* 0 finite, 1 +inf (nothing met), 2 -inf: a pair of two
                                classes has weight 0 */
-    float *alpha, *alpha_var;
+    float *alpha, *alpha_var, *sun, *sun_var;
     float *planes;          /* the one allocation all of the above point into */
 } dn_ctx;
 
@@ -97,8 +99,9 @@ static pw_status check_args(const pw_denoise_input *in, const pw_denoise_params 
     if (p->radius < 0 || p->radius > 64 || p->patch < 0 || p->patch > 16)
         return pw_fail(err, PW_EINVAL, "denoise: radius in [0, 64] and patch in [0, 16] "
                        "(%d, %d)", p->radius, p->patch);
-    double s[5] = {p->k_color, p->sigma_albedo, p->sigma_normal, p->sigma_depth, p->sigma_alpha};
-    for (int k = 0; k < 5; k++)
+    double s[6] = {p->k_color, p->sigma_albedo, p->sigma_normal, p->sigma_depth, p->sigma_alpha,
+                   p->sigma_sun};
+    for (int k = 0; k < 6; k++)
         if (!(s[k] > 0 && s[k] < 1e6))
             return pw_fail(err, PW_EINVAL, "denoise: tolerance %d must be in (0, 1e6) (%g)", k,
                            s[k]);
@@ -219,7 +222,7 @@ static void row_distances(const dn_ctx *c, int y, int yq, int ox, int xa, int xb
 /* The weights of row y's pixels for their neighbours in row yq (offset ox), from the
  * patch distances in b->col_t and b->col_n, and their terms in the sums. */
 static void row_weights(const dn_ctx *c, int y, int yq, int ox, int xa, int xb,
-                        const block_scratch *b, float *const acc[2][4])
+                        const block_scratch *b, float *const acc[2][NACC])
 {
     const int w = c->w;
     const size_t P = (size_t)y * w, Q = (size_t)yq * w + ox;
@@ -244,6 +247,9 @@ static void row_weights(const dn_ctx *c, int y, int yq, int ox, int xa, int xb,
     const float *restrict zs2 = c->depth_s2 + P;
     const float *restrict alp = c->alpha + P, *restrict alq = c->alpha + Q;
     const float *restrict alvp = c->alpha_var + P, *restrict alvq = c->alpha_var + Q;
+    const float *restrict sp = c->sun + P, *restrict sq = c->sun + Q;
+    const float *restrict svp = c->sun_var + P, *restrict svq = c->sun_var + Q;
+    const float s2_sun = (float)(pr->sigma_sun * pr->sigma_sun);
     const float *restrict ct0 = b->col_t[0], *restrict ct1 = b->col_t[1],
                           *restrict cn = b->col_n;
     float *restrict phi_row = b->term[0]; /* free here: the features' sum, then the gate */
@@ -259,6 +265,8 @@ static void row_weights(const dn_ctx *c, int y, int yq, int ox, int xa, int xb,
         phi += feature_term(dz * dz, zvp[x], zvq[x], zs2[x]);
         float dal = alp[x] - alq[x];
         phi += feature_term(dal * dal, alvp[x], alvq[x], s2_alpha);
+        float ds = sp[x] - sq[x];
+        phi += feature_term(ds * ds, svp[x], svq[x], s2_sun);
         phi_row[x] = phi;
         gate_row[x] = up[x] * uq[x] * (kp[x] == kq[x] ? 1.0f : 0.0f);
     }
@@ -267,7 +275,7 @@ static void row_weights(const dn_ctx *c, int y, int yq, int ox, int xa, int xb,
         const float *restrict v0 = c->value[j][0] + Q, *restrict v1 = c->value[j][1] + Q,
                               *restrict v2 = c->value[j][2] + Q;
         float *restrict s0 = acc[j][0] + P, *restrict s1 = acc[j][1] + P,
-                        *restrict s2 = acc[j][2] + P, *restrict sw = acc[j][3] + P;
+                        *restrict s2 = acc[j][2] + P, *restrict sw = acc[j][ACC_W] + P;
 #pragma omp simd
         for (int x = xa; x < xb; x++) {
             float d2 = ct[x] / (cn[x] > 1.0f ? cn[x] : 1.0f);
@@ -286,7 +294,7 @@ static void row_weights(const dn_ctx *c, int y, int yq, int ox, int xa, int xb,
  * columns, the weights, and each pixel's sums. Every sum is taken directly, in one order,
  * so a pixel's result does not depend on which block or thread computed it. */
 static void block_offset(const dn_ctx *c, int y0, int y1, int r0, int r1, int ox, int oy,
-                         float k2, block_scratch *b, float *const acc[2][4])
+                         float k2, block_scratch *b, float *const acc[2][NACC])
 {
     const int w = c->w, h = c->h, F = c->p->patch, np = c->npass, x0 = 0, x1 = w;
     const int xa = ox < 0 ? -ox : 0, xb = ox > 0 ? w - ox : w; /* x + ox in [0, w) */
@@ -327,6 +335,45 @@ static void block_offset(const dn_ctx *c, int y0, int y1, int r0, int r1, int ox
     }
 }
 
+/* One stage of the filter over the whole image, with colour tolerance k2, into acc
+ * (zero on entry). Returns 1 when out of memory. */
+static int filter(const dn_ctx *c, float k2, int nthreads, float *const acc[2][NACC])
+{
+    const int w = c->w, h = c->h, R = c->p->radius, F = c->p->patch;
+    const int nblocks = (h + BLOCK_ROWS - 1) / BLOCK_ROWS;
+    int failed = 0;
+#pragma omp parallel num_threads(nthreads)
+    {
+        size_t nrow = (size_t)(BLOCK_ROWS + 2 * F) * w, nline = (size_t)w + 2 * F;
+        float *mem = calloc(3 * nrow + 6 * nline, sizeof *mem);
+        block_scratch b;
+        memset(&b, 0, sizeof b);
+        if (mem) {
+            float *m = mem;
+            for (int j = 0; j < 2; j++) b.term[j] = m, m += nline;
+            b.count = m, m += nline;
+            for (int j = 0; j < 2; j++) b.col_t[j] = m, m += nline;
+            b.col_n = m, m += nline;
+            for (int j = 0; j < 2; j++) b.row_t[j] = m, m += nrow;
+            b.row_n = m;
+        } else {
+#pragma omp atomic write
+            failed = 1;
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (int bk = 0; bk < nblocks; bk++) {
+            if (!mem) continue;
+            int y0 = bk * BLOCK_ROWS, y1 = y0 + BLOCK_ROWS < h ? y0 + BLOCK_ROWS : h;
+            int r0 = y0 - F > 0 ? y0 - F : 0, r1 = y1 + F < h ? y1 + F : h;
+            for (int oy = -R; oy <= R; oy++)
+                for (int ox = -R; ox <= R; ox++)
+                    block_offset(c, y0, y1, r0, r1, ox, oy, k2, &b, acc);
+        }
+        free(mem);
+    }
+    return failed;
+}
+
 /* ---- public -------------------------------------------------------------------- */
 
 void pw_denoise_params_default(pw_denoise_params *p)
@@ -338,6 +385,7 @@ void pw_denoise_params_default(pw_denoise_params *p)
     p->sigma_normal = 0.5;
     p->sigma_depth = 0.1;
     p->sigma_alpha = 0.2;
+    p->sigma_sun = 0.2;
     p->threads = 0;
 }
 
@@ -379,6 +427,10 @@ static void fill_planes(dn_ctx *c)
         double ns = in->samples && in->samples[q] > 0 ? in->samples[q] : 1.0;
         c->alpha[q] = st == 4 && ok ? col[3] : 0.0f;
         c->alpha_var[q] = (float)(al * (1 - al) / ns);
+        float sun = in->sun ? in->sun[q] : 0.0f, sv = in->sun_var ? in->sun_var[q] : 0.0f;
+        if (!isfinite(sun)) use = 0;
+        c->sun[q] = isfinite(sun) ? sun : 0.0f;
+        c->sun_var[q] = isfinite(sv) && sv > 0 ? sv : 0.0f;
         c->use[q] = use ? 1.0f : 0.0f;
         for (int ch = 0; ch < 3; ch++) {
             if (c->npass == 2) {
@@ -408,9 +460,9 @@ pw_status pw_denoise(const pw_denoise_input *in, const pw_denoise_params *p, flo
     c.w = w, c.h = h, c.in = in, c.p = p;
     c.npass = in->half_a ? 2 : 1;
     /* planes: use, guide and value (3 each per pass; one pass shares them), var 3,
-     * albedo 3 + 1, normal 3 + 1, depth 4, alpha 2; then the sums, 4 per pass */
-    const int nguide = c.npass == 2 ? 12 : 3, nplanes = 1 + nguide + 3 + 4 + 4 + 4 + 2;
-    const int nacc = 4 * c.npass;
+     * albedo 3 + 1, normal 3 + 1, depth 4, alpha 2, sun 2; then the sums, NACC per pass */
+    const int nguide = c.npass == 2 ? 12 : 3, nplanes = 1 + nguide + 3 + 4 + 4 + 4 + 2 + 2;
+    const int nacc = NACC * c.npass;
     c.valid = malloc(npix);
     c.planes = calloc((size_t)(nplanes + nacc) * npix, sizeof *c.planes);
     if (!c.valid || !c.planes) {
@@ -430,47 +482,15 @@ pw_status pw_denoise(const pw_denoise_input *in, const pw_denoise_params *p, flo
     }
     c.albedo_var = PLANE(), c.normal_var = PLANE();
     c.depth = PLANE(), c.depth_var = PLANE(), c.depth_s2 = PLANE(), c.depth_class = PLANE();
-    c.alpha = PLANE(), c.alpha_var = PLANE();
-    float *acc[2][4] = {{NULL}};
+    c.alpha = PLANE(), c.alpha_var = PLANE(), c.sun = PLANE(), c.sun_var = PLANE();
+    float *acc[2][NACC] = {{NULL}};
     for (int j = 0; j < c.npass; j++)
-        for (int k = 0; k < 4; k++) acc[j][k] = PLANE();
+        for (int k = 0; k < NACC; k++) acc[j][k] = PLANE();
 #undef PLANE
     fill_planes(&c);
     half_variance(&c, nthreads);
 
-    const int R = p->radius, F = p->patch;
-    const float k2 = (float)(p->k_color * p->k_color);
-    const int nblocks = (h + BLOCK_ROWS - 1) / BLOCK_ROWS;
-    int failed = 0;
-#pragma omp parallel num_threads(nthreads)
-    {
-        size_t nrow = (size_t)(BLOCK_ROWS + 2 * F) * w, nline = (size_t)w + 2 * F;
-        float *mem = calloc(3 * nrow + 6 * nline, sizeof *mem);
-        block_scratch b;
-        memset(&b, 0, sizeof b);
-        if (mem) {
-            float *m = mem;
-            for (int j = 0; j < 2; j++) b.term[j] = m, m += nline;
-            b.count = m, m += nline;
-            for (int j = 0; j < 2; j++) b.col_t[j] = m, m += nline;
-            b.col_n = m, m += nline;
-            for (int j = 0; j < 2; j++) b.row_t[j] = m, m += nrow;
-            b.row_n = m;
-        } else {
-#pragma omp atomic write
-            failed = 1;
-        }
-#pragma omp for schedule(dynamic, 1)
-        for (int bk = 0; bk < nblocks; bk++) {
-            if (!mem) continue;
-            int y0 = bk * BLOCK_ROWS, y1 = y0 + BLOCK_ROWS < h ? y0 + BLOCK_ROWS : h;
-            int r0 = y0 - F > 0 ? y0 - F : 0, r1 = y1 + F < h ? y1 + F : h;
-            for (int oy = -R; oy <= R; oy++)
-                for (int ox = -R; ox <= R; ox++)
-                    block_offset(&c, y0, y1, r0, r1, ox, oy, k2, &b, acc);
-        }
-        free(mem);
-    }
+    int failed = filter(&c, (float)(p->k_color * p->k_color), nthreads, acc);
     if (failed) {
         free(c.valid), free(c.planes);
         return pw_fail(err, PW_ENOMEM, "denoise: out of memory (%d x %d image)", w, h);
@@ -487,7 +507,7 @@ pw_status pw_denoise(const pw_denoise_input *in, const pw_denoise_params *p, flo
             share_a = n >= 2 ? ceil(n / 2) / n : 0.5;
         }
         for (int j = 0; j < c.npass; j++) {
-            double wsum = acc[j][3][q];
+            double wsum = acc[j][ACC_W][q];
             double share = j == 0 ? share_a : 1.0 - share_a;
             if (!(wsum > 0)) ok = 0;
             else

@@ -67,6 +67,9 @@ typedef struct {
     double depth;           /* [m] distance to the first event */
     vec3 albedo;            /* albedo of the first event */
     vec3 normal;            /* unit normal at the first event (settings.denoise only) */
+    double sun_T;           /* the sun's transmittance from the first event, when its
+                               light was sampled there (sun_seen; settings.denoise only) */
+    int sun_seen;
     uint64_t events;        /* real collisions + surface bounces */
     int cut;                /* ended by max_depth */
 } path_result;
@@ -137,7 +140,7 @@ static double lobe_eval(const lobe *lb, vec3 wo)
 
 /* Light reaching the eye through one event at x, per unit path throughput. */
 static vec3 direct_light(const pw_renderer *r, const instant *in, vec3 x, const lobe *lb,
-                         pw_rng *rng)
+                         pw_rng *rng, path_result *first)
 {
     const pw_lights *L = &r->lights;
     vec3 sum = v3_zero();
@@ -149,6 +152,7 @@ static vec3 direct_light(const pw_renderer *r, const instant *in, vec3 x, const 
         if (f > 0) {
             double T = shadow(r, in, x, wo, rng);
             if (T > 0) sum = v3_madd(sum, Ew, f * T);
+            if (first) first->sun_T = T, first->sun_seen = 1; /* the denoiser's feature */
         }
     }
     /* an environment map, light sampling half of MIS (a constant sky is reached by the
@@ -320,7 +324,8 @@ static void trace_path(const pw_renderer *r, const instant *in, vec3 o, vec3 dir
         if (max3(beta) <= 0) return;
         double p_nee = in_medium ? nee_probability(r, in->d, x) : 1.0;
         if (p_nee >= 1.0 || pw_rng_next(rng) < p_nee)
-            res->L = v3_add(res->L, v3_scale(v3_mul(beta, direct_light(r, in, x, &lb, rng)),
+            res->L = v3_add(res->L, v3_scale(v3_mul(beta, direct_light(r, in, x, &lb, rng,
+                                             r->s.denoise && res->events == 1 ? res : NULL)),
                                              1.0 / p_nee));
         /* Russian roulette on the throughput */
         if (res->events > (uint64_t)r->s.rr_start_depth) {
@@ -434,6 +439,7 @@ typedef struct {
 typedef struct {
     vec3 sum_even, sum2, normal;
     double n_even, alb2, depth2;
+    double sun, sun2, n_sun; /* the sun's transmittance from the first events that sampled it */
 } feature_acc;
 
 /* Takes samples a->n .. k_end - 1 of pixel (px, py) into *a (and *f, when not NULL). */
@@ -492,6 +498,7 @@ static void sample_pixel(const pw_renderer *r, const pw_density *const *d, int p
                 f->normal = v3_add(f->normal, res.normal);
                 f->alb2 += v3_dot(res.albedo, res.albedo);
             }
+            if (res.sun_seen) f->sun += res.sun_T, f->sun2 += res.sun_T * res.sun_T, f->n_sun += 1;
         }
         double y = rec709_luminance(res.L), delta = y - a->mean_y;
         a->mean_y += delta / (k + 1);
@@ -581,7 +588,7 @@ static pw_status denoise_image(const pw_renderer *r, const pixel_acc *acc,
 {
     size_t npix = (size_t)out->width * (size_t)out->height;
     /* one block of planes, each 1 or 3 floats a pixel */
-    float *buf = malloc(20 * npix * sizeof *buf);
+    float *buf = malloc(22 * npix * sizeof *buf);
     out->noisy = malloc(4 * npix * sizeof *out->noisy);
     if (!buf || !out->noisy) {
         free(buf);
@@ -591,6 +598,7 @@ static pw_status denoise_image(const pw_renderer *r, const pixel_acc *acc,
     float *var = buf, *ha = buf + 3 * npix, *hb = buf + 6 * npix, *ns = buf + 9 * npix;
     float *alb = buf + 10 * npix, *albv = buf + 13 * npix, *nrm = buf + 14 * npix;
     float *nrmv = buf + 17 * npix, *dep = buf + 18 * npix, *depv = buf + 19 * npix;
+    float *vis = buf + 20 * npix, *visv = buf + 21 * npix;
     memcpy(out->noisy, out->rgba, 4 * npix * sizeof *out->noisy);
     for (size_t q = 0; q < npix; q++) {
         const pixel_acc *a = &acc[q];
@@ -615,11 +623,15 @@ static pw_status denoise_image(const pw_renderer *r, const pixel_acc *acc,
         double nseen = a->nseen;
         dep[q] = nseen > 0 ? (float)(a->depth / nseen) : INFINITY;
         depv[q] = (float)var_of_mean(a->depth, f->depth2, nseen, 0.0);
+        /* where no first event sampled the sun: 0, as uncertain as a value in [0, 1] can be */
+        vis[q] = f->n_sun > 0 ? (float)(f->sun / f->n_sun) : 0.0f;
+        visv[q] = (float)var_of_mean(f->sun, f->sun2, f->n_sun, 0.25);
     }
     pw_denoise_input in = {
         .width = out->width, .height = out->height, .color = out->noisy, .color_stride = 4,
         .color_var = var, .half_a = ha, .half_b = hb, .samples = ns, .albedo = alb,
-        .albedo_var = albv, .normal = nrm, .normal_var = nrmv, .depth = dep, .depth_var = depv};
+        .albedo_var = albv, .normal = nrm, .normal_var = nrmv, .depth = dep, .depth_var = depv,
+        .sun = r->lights.has_sun ? vis : NULL, .sun_var = r->lights.has_sun ? visv : NULL};
     pw_denoise_params p;
     pw_denoise_params_default(&p);
     p.threads = r->s.threads;

@@ -10,8 +10,9 @@
  *      (x = 30 and x = 33) keep their true value within 0.02 (2.5 % of the step) in the
  *      mean (measured -0.006 and 0.001) and their RMS error below the input's
  *      (measured 0.009 and 0.004 against 0.05);
- *   3. a step of 0.1 in colour under noise of sigma = 0.1, marked by an albedo step: with
- *      the albedo feature the columns 2 px either side stay within 0.01 in the mean, and
+ *   3. a step of 0.1 in colour under noise of sigma = 0.1, marked by an albedo step (then
+ *      by a step of the sun's transmittance instead): with the feature the columns 2 px
+ *      either side stay within 0.01 in the mean, and
  *      the feature at least halves their summed error against the colour alone
  *      (measured 0.008 and 0.006 against 0.014 and 0.019);
  *   4. a ramp from 0.2 to 1.0 across the image with sigma = 0.1 stays unbiased: the
@@ -170,6 +171,21 @@ int main(void)
             sum0 += fabs(b0), sum1 += fabs(b1);
         }
         CHECK(sum1 * 2 <= sum0, "hidden step: bias %g with albedo, %g colour only", sum1, sum0);
+        /* the same edge shown by the sun's transmittance instead (a shadow's outline) */
+        static float sun[NPIX], sun_var[NPIX];
+        for (int q = 0; q < NPIX; q++) sun[q] = q % W < 32 ? 0.3f : 0.7f, sun_var[q] = 1e-4f;
+        in.albedo = NULL;
+        in.sun = sun, in.sun_var = sun_var;
+        denoise(&in, 0, out2);
+        double sum2 = 0;
+        for (int x = 30; x <= 33; x += 3) {
+            double b2, r2;
+            column_error(out2, &im, x, &b2, &r2);
+            printf("hidden step: column %d bias %.4f with the sun feature\n", x, b2);
+            CHECK(fabs(b2) <= 0.01, "hidden step: column %d bias %g with the sun feature", x, b2);
+            sum2 += fabs(b2);
+        }
+        CHECK(sum2 * 2 <= sum0, "hidden step: bias %g with the sun, %g colour only", sum2, sum0);
     }
 
     /* 4. a ramp stays unbiased */
@@ -238,6 +254,7 @@ int main(void)
         in.albedo = im.albedo, in.albedo_var = fvar;
         in.normal = normal, in.normal_var = fvar;
         in.depth = depth, in.depth_var = fvar;
+        in.sun = fvar, in.sun_var = fvar;
         denoise(&in, 1, out);
         denoise(&in, 2, out2);
         CHECK(memcmp(out, out2, sizeof out) == 0, "1 and 2 threads differ");
