@@ -33,7 +33,7 @@ static const char *const beauties[] = {"half", "float", NULL};
 static const char *const backgrounds[] = {"sky", "transparent", NULL};
 /* in pw_raster_kind order */
 static const char *const rasters[] = {"bounded", "bspline", NULL};
-static const char *const aov_names[] = {"depth", "albedo", "noise", NULL};
+static const char *const aov_names[] = {"depth", "albedo", "noise", "features", NULL};
 
 #define MAX_SIDE_PX 16384
 #define MAX_PIXELS (1LL << 28)
@@ -372,9 +372,9 @@ static pw_status parse_aovs(const sc_ctx *c, json_t *render, pw_render_settings 
     json_t *list;
     pw_status rc = sc_get_array(c, render, "render", "aovs", 0, &list);
     if (rc != PW_OK) return rc;
-    r->aov_depth = r->aov_albedo = r->aov_noise = 0;
+    r->aov_depth = r->aov_albedo = r->aov_noise = r->aov_features = 0;
     if (!list) return PW_OK;
-    int *flags[] = {&r->aov_depth, &r->aov_albedo, &r->aov_noise};
+    int *flags[] = {&r->aov_depth, &r->aov_albedo, &r->aov_noise, &r->aov_features};
     for (size_t k = 0; k < json_array_size(list); k++) {
         char at[SC_PATH];
         sc_index(at, "render.aovs", (int)k);

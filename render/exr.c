@@ -130,7 +130,7 @@ void pw_exr_options_default(pw_exr_options *o)
 /* One channel to write: where its floats come from in the caller's interleaved
  * arrays. */
 /* RGBA, albedo (3), depth, noise (2), noisy (4) */
-#define PW_EXR_MAX_CHANNELS 14
+#define PW_EXR_MAX_CHANNELS 18
 
 typedef struct {
     const char *name;
@@ -166,6 +166,12 @@ static int list_channels(const pw_image *img, const pw_exr_options *o, out_chann
         ch[n++] = (out_channel){"noisy.G", beauty, img->noisy + 1, 4};
         ch[n++] = (out_channel){"noisy.R", beauty, img->noisy + 0, 4};
     }
+    if (img->normal) {
+        ch[n++] = (out_channel){"normal.X", EXR_PIXEL_HALF, img->normal + 0, 3};
+        ch[n++] = (out_channel){"normal.Y", EXR_PIXEL_HALF, img->normal + 1, 3};
+        ch[n++] = (out_channel){"normal.Z", EXR_PIXEL_HALF, img->normal + 2, 3};
+    }
+    if (img->sun) ch[n++] = (out_channel){"sun.T", EXR_PIXEL_HALF, img->sun, 1};
     return n;
 }
 

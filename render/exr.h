@@ -19,6 +19,9 @@ typedef struct {
     float *variance; /* 1 per pixel, variance of the pixel's mean luminance (optional) */
     float *noisy;    /* 4 per pixel, the RGBA before denoising, when rgba is denoised
                         (optional) */
+    float *normal;   /* 3 per pixel, the first events' mean normal (optional) */
+    float *sun;      /* 1 per pixel, the sun's mean transmittance from the first events
+                        (optional) */
 } pw_image;
 
 typedef enum { PW_EXR_ZIP = 0, PW_EXR_PIZ = 1, PW_EXR_NONE = 2 } pw_exr_compression;

@@ -85,6 +85,8 @@ typedef struct {
                                  the camera paths gather: RGB then holds the filtered
                                  colour and the image's noisy buffer the unfiltered
                                  RGBA. Needs spp >= 2 (a variance needs two samples) */
+    int aov_features;         /* write the denoiser's features beside albedo and depth:
+                                 normal.X/Y/Z and sun.T (for a compositor's denoiser) */
 } pw_render_settings;
 
 /* ---- stage 2: rasterization -------------------------------------------- */
@@ -223,8 +225,10 @@ typedef struct {
  * (alpha unchanged) and out->noisy the unfiltered RGBA; the denoiser's features are the
  * first event's albedo, depth, coverage and normal (a surface's, or for the medium the
  * direction in which the density falls, from its gradient there), and its variance the
- * samples' per channel with the even and odd samples as two halves. progress and stats
- * may be NULL. One frame at a time per renderer. */
+ * samples' per channel with the even and odd samples as two halves, and the sun's
+ * transmittance from the first event (when its light was sampled there). With
+ * settings.aov_features, out->normal holds the mean normal and out->sun that mean
+ * transmittance (0 where no first event sampled the sun). progress and stats may be NULL. One frame at a time per renderer. */
 pw_status pw_render_frame(pw_renderer *r, const pw_density *d, pw_image *out,
                           pw_render_progress_fn progress, void *user, pw_render_stats *stats,
                           pw_error *err);

@@ -42,6 +42,8 @@
 
 struct pw_renderer {
     pw_render_settings s;
+    int features;           /* the camera paths gather the first events' features (for
+                               the denoiser or the features AOV) */
     int n_instants;                           /* instants of the shutter (1 = frozen) */
     pw_camera cam[PW_MAX_INSTANTS];           /* the camera at each instant */
     const pw_surfaces *surf[PW_MAX_INSTANTS]; /* the surfaces at each instant (or NULL) */
@@ -313,7 +315,7 @@ static void trace_path(const pw_renderer *r, const instant *in, vec3 o, vec3 dir
             res->alpha = 1;
             res->depth = t;
             res->albedo = albedo;
-            if (r->s.denoise) res->normal = in_medium ? medium_normal(in->d, x, dir) : lb.n;
+            if (r->features) res->normal = in_medium ? medium_normal(in->d, x, dir) : lb.n;
         }
         if (++res->events > (uint64_t)r->s.max_depth) {
             res->cut = 1;
@@ -325,7 +327,7 @@ static void trace_path(const pw_renderer *r, const instant *in, vec3 o, vec3 dir
         double p_nee = in_medium ? nee_probability(r, in->d, x) : 1.0;
         if (p_nee >= 1.0 || pw_rng_next(rng) < p_nee)
             res->L = v3_add(res->L, v3_scale(v3_mul(beta, direct_light(r, in, x, &lb, rng,
-                                             r->s.denoise && res->events == 1 ? res : NULL)),
+                                             r->features && res->events == 1 ? res : NULL)),
                                              1.0 / p_nee));
         /* Russian roulette on the throughput */
         if (res->events > (uint64_t)r->s.rr_start_depth) {
@@ -384,6 +386,7 @@ pw_renderer *pw_renderer_create_instants(const pw_render_settings *s, int n,
         return NULL;
     }
     r->s = *s;
+    r->features = s->denoise || s->aov_features;
     r->md = *md;
     r->sigma_per_rho = md->sigma_t_ref / md->rho_ref;
     r->n_instants = n;
@@ -418,6 +421,8 @@ void pw_image_free(pw_image *img)
     free(img->samples);
     free(img->variance);
     free(img->noisy);
+    free(img->normal);
+    free(img->sun);
     memset(img, 0, sizeof *img);
 }
 
@@ -672,8 +677,12 @@ pw_status pw_render_frame_instants(pw_renderer *r, const pw_density *const *d, p
     uint64_t *tile_events = calloc((size_t)ntiles, sizeof *tile_events);
     uint64_t *tile_cut = calloc((size_t)ntiles, sizeof *tile_cut);
     pixel_acc *acc = calloc(npix, sizeof *acc);
-    feature_acc *feat = r->s.denoise ? calloc(npix, sizeof *feat) : NULL;
-    if ((r->s.denoise && !feat) || !out->rgba || (r->s.aov_depth && !out->depth) || (r->s.aov_albedo && !out->albedo) ||
+    feature_acc *feat = r->features ? calloc(npix, sizeof *feat) : NULL;
+    if (r->s.aov_features) {
+        out->normal = malloc(3 * npix * sizeof *out->normal);
+        out->sun = malloc(npix * sizeof *out->sun);
+    }
+    if ((r->features && !feat) || (r->s.aov_features && (!out->normal || !out->sun)) || !out->rgba || (r->s.aov_depth && !out->depth) || (r->s.aov_albedo && !out->albedo) ||
         (r->s.aov_noise && (!out->samples || !out->variance)) || !tile_events || !tile_cut ||
         !acc) {
         free(tile_events), free(tile_cut), free(acc), free(feat);
@@ -718,6 +727,14 @@ pw_status pw_render_frame_instants(pw_renderer *r, const pw_density *const *d, p
             out->samples[pix] = (float)a->n;
             out->variance[pix] = (float)mean_variance(a);
         }
+        if (out->normal) {
+            const feature_acc *f = &feat[pix];
+            vec3 nm = a->nhit > 0 ? v3_scale(f->normal, 1.0 / a->nhit) : v3_zero();
+            out->normal[3 * pix + 0] = (float)nm.x;
+            out->normal[3 * pix + 1] = (float)nm.y;
+            out->normal[3 * pix + 2] = (float)nm.z;
+            out->sun[pix] = f->n_sun > 0 ? (float)(f->sun / f->n_sun) : 0.0f;
+        }
     }
     for (int tile = 0; tile < ntiles; tile++) {
         events += tile_events[tile];
@@ -734,7 +751,7 @@ pw_status pw_render_frame_instants(pw_renderer *r, const pw_density *const *d, p
         }
     /* the denoiser, on a finite image */
     double t_denoise = omp_get_wtime();
-    pw_status rc = feat ? denoise_image(r, acc, feat, out, err) : PW_OK;
+    pw_status rc = r->s.denoise ? denoise_image(r, acc, feat, out, err) : PW_OK;
     if (rc != PW_OK) {
         free(acc), free(feat);
         pw_image_free(out);

@@ -20,7 +20,7 @@ enum { W = 8, H = 4 };
 
 static void check_file(const char *id, int float_beauty, int aovs)
 {
-    pw_image img = {W, H, NULL, NULL, NULL, NULL, NULL, NULL};
+    pw_image img = {W, H, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     img.rgba = malloc(sizeof(float) * 4 * W * H);
     for (int i = 0; i < 4 * W * H; i++) img.rgba[i] = 0.01f * (float)i;
     if (aovs) {

@@ -74,7 +74,7 @@ static unsigned char *make_valid(const char *name, pw_exr_compression comp, size
         for (int c = 0; c < 3; c++) alb[3 * i + c] = 0.5f;
         z[i] = (float)i;
     }
-    pw_image img = {w, h, rgba, z, alb, NULL, NULL, NULL};
+    pw_image img = {w, h, rgba, z, alb, NULL, NULL, NULL, NULL, NULL};
     pw_exr_options o;
     pw_exr_options_default(&o);
     o.compression = comp;
@@ -340,7 +340,7 @@ static void case_data_window(void)
 static void case_nan(void)
 {
     float px[4 * 4] = {1, 1, 1, 1, NAN, 0, 0, 1, 1, 1, 1, 1, 1, INFINITY, 1, 1};
-    pw_image img = {2, 2, px, NULL, NULL, NULL, NULL, NULL};
+    pw_image img = {2, 2, px, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     pw_exr_options o;
     pw_exr_options_default(&o);
     o.float_beauty = 1;

@@ -223,7 +223,7 @@ static pw_image make_frame(int w, int h, float **rgba, float **depth, float **al
         (*depth)[i] = (i % 7 == 0) ? INFINITY : (float)(0.1 + 0.37 * i);
         for (int c = 0; c < 3; c++) (*albedo)[3 * i + c] = (float)((i * 3 + c) % 101) / 100.0f;
     }
-    pw_image img = {w, h, *rgba, *depth, *albedo, NULL, NULL, NULL};
+    pw_image img = {w, h, *rgba, *depth, *albedo, NULL, NULL, NULL, NULL, NULL};
     return img;
 }
 
@@ -400,7 +400,7 @@ static int exists(const char *p)
 static void atomic_cases(void)
 {
     float px[4] = {1, 2, 3, 1};
-    pw_image img = {1, 1, px, NULL, NULL, NULL, NULL, NULL};
+    pw_image img = {1, 1, px, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     char path[4096], tmp[4200];
     pw_error err = {0};
 
@@ -419,7 +419,7 @@ static void atomic_cases(void)
     CHECK(!exists(path) && !exists(tmp), "3.2: nothing left");
 
     /* 3.3 bad arguments are refused before touching the disk */
-    pw_image empty = {0, 4, px, NULL, NULL, NULL, NULL, NULL};
+    pw_image empty = {0, 4, px, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     snprintf(path, sizeof path, "%s/exr_empty.exr", POWDER_TEST_TMP);
     CHECK(pw_exr_write(path, &empty, NULL, &err) == PW_EINVAL && !exists(path), "3.3: %s",
           err.msg);

@@ -16,6 +16,8 @@
  *      and the unfiltered one as noisy.R/G/B/A, stored as RGBA is (float here);
  *   5. the unfiltered buffer is the same bytes as a render without the denoiser (it
  *      takes the same samples), and the denoised image the same on 1 and 2 threads;
+ *   6. the features as AOVs without the denoiser leave the beauty as it is, and the
+ *      EXR carries normal.X/Y/Z and sun.T;
  * and it prints the unfiltered 64 spp figures beside them (render/docs/denoiser.md). */
 #include <math.h>
 #include <openexr.h>
@@ -201,6 +203,37 @@ int main(void)
     free(back);
     int found = exr_channels_count(path, exr_noisy_channels, EXR_PIXEL_FLOAT);
     CHECK(found == 4, "the EXR has %d of the four noisy channels", found);
+
+    /* 6. the features as AOVs, without the denoiser: the same beauty, the normal a mean
+     * of unit vectors on the snow, the sun's transmittance in [0, 1] on average, and the
+     * EXR's normal.X/Y/Z and sun.T */
+    pw_image feat;
+    sc->render.aov_features = 1;
+    if (render(sc, d, 16, 0, 1, &feat, NULL)) {
+        CHECK(feat.normal && feat.sun, "no feature buffers with aovs \"features\"");
+        CHECK(memcmp(feat.rgba, img16.noisy, 4 * NPIX * sizeof(float)) == 0,
+              "gathering the features changed the beauty");
+        double len = 0, sun = 0, bad = 0;
+        for (int q = 0; q < NPIX && feat.normal; q++) {
+            if (!snow[q]) continue;
+            const float *nq = feat.normal + 3 * q;
+            double l = sqrt((double)nq[0] * nq[0] + (double)nq[1] * nq[1] + (double)nq[2] * nq[2]);
+            len += l / n_snow, sun += feat.sun[q] / n_snow;
+            bad += l > 1.0001 || !(feat.sun[q] >= 0);
+        }
+        printf("features: snow's mean |normal| %.3f, mean sun transmittance %.3f\n", len, sun);
+        CHECK(bad == 0 && len > 0.5 && sun > 0.05 && sun <= 1.0,
+              "features: %g bad pixels, mean |n| %g, mean sun %g", bad, len, sun);
+        char fpath[4096];
+        snprintf(fpath, sizeof fpath, "%s/render_denoise_features.exr", POWDER_TEST_TMP);
+        rc = pw_exr_write(fpath, &feat, &o, &err);
+        CHECK(rc == PW_OK, "exr: %s", err.msg);
+        static const char *const names[] = {"normal.X", "normal.Y", "normal.Z", "sun.T", NULL};
+        found = exr_channels_count(fpath, names, EXR_PIXEL_HALF);
+        CHECK(found == 4, "the EXR has %d of the four feature channels", found);
+        pw_image_free(&feat);
+    }
+    sc->render.aov_features = 0;
     pw_image_free(&ref), pw_image_free(&img16), pw_image_free(&img64);
     pw_density_destroy(d);
     free(x), free(m), free(sc);

@@ -58,7 +58,7 @@ int main(void)
             float *c = rgba + 4 * (i * 16 + j);
             c[0] = 0.3f + (i == 3) * 2.0f, c[1] = 0.4f + 0.1f * j / 16, c[2] = 0.8f, c[3] = 1;
         }
-    pw_image env = {16, 8, rgba, NULL, NULL, NULL, NULL, NULL};
+    pw_image env = {16, 8, rgba, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     pw_exr_options eo;
     pw_exr_options_default(&eo);
     eo.float_beauty = 1;

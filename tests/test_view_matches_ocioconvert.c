@@ -148,7 +148,7 @@ static int compare(const char *id, const char *env, const char *powder_args, con
     snprintf(png, sizeof png, "%s/%s.png", dir, id);
     snprintf(out, sizeof out, "%s/%s.ocio.exr", dir, id);
     snprintf(log, sizeof log, "%s/%s.log", dir, id);
-    pw_image img = {n, 1, rgba, NULL, NULL, NULL, NULL, NULL};
+    pw_image img = {n, 1, rgba, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     pw_exr_options o;
     pw_exr_options_default(&o);
     o.float_beauty = 1;
