@@ -331,9 +331,13 @@ int pw_plasticity_update_law(const mat3 *Fe_hat_in, const mat3 *Fp_in, const pw_
     if (law->mc_sin_phi > 0)
         s = pw_mohr_coulomb_project(s, law->mu, law->lambda, law->mc_sin_phi, law->apex);
     if (plastic_stretch) {
-        double d[3] = {log(fabs(s_hat.x) / fabs(s.x)), log(fabs(s_hat.y) / fabs(s.y)),
-                       log(fabs(s_hat.z) / fabs(s.z))}, sum = 0;
-        for (int k = 0; k < 3; k++) sum += d[k] > 0 ? d[k] * d[k] : 0;
+        /* log(1) = 0 exactly: an elastic step (most of them) needs no logarithm */
+        double r[3] = {fabs(s_hat.x) / fabs(s.x), fabs(s_hat.y) / fabs(s.y),
+                       fabs(s_hat.z) / fabs(s.z)}, sum = 0;
+        for (int k = 0; k < 3; k++) {
+            double d = r[k] > 1.0 ? log(r[k]) : 0.0;
+            sum += d * d;
+        }
         *plastic_stretch = isfinite(sum) ? sqrt(sum) : 0;
     }
     if (Jp_floor > 0) {

@@ -427,7 +427,13 @@ typedef struct {
  * the J_P of the step's start: under density hardening the rest density this step
  * measures reaches the moduli at the next step, as det Fp's change does), and the
  * apex from the cohesion left by its durability. */
-static pw_plastic_law law_of(const pw_sim *s, size_t p)
+/* sin and cos of the last friction angle law_of met: a block's particles mostly share
+ * their material's (the pair cost as much as the rest of law_of) */
+typedef struct {
+    double phi, sin_phi, cos_phi;
+} friction_trig;
+
+static pw_plastic_law law_of(const pw_sim *s, size_t p, friction_trig *trig)
 {
     const pw_particles *pt = &s->pt;
     pw_plastic_law L = {1, pt->theta_c[p], pt->theta_s[p], pt->Jp_floor[p], 0, 0, 0, 0, 0};
@@ -435,14 +441,16 @@ static pw_plastic_law law_of(const pw_sim *s, size_t p)
     uint32_t law = pt->law[p];
     L.clamp = (law & PW_LAW_CLAMP) != 0;
     if (law & PW_LAW_FRICTION) {
-        double phi = pt->friction_angle[p], sin_phi = sin(phi);
+        double phi = pt->friction_angle[p];
+        if (phi != trig->phi) *trig = (friction_trig){phi, sin(phi), cos(phi)};
+        double sin_phi = trig->sin_phi;
         L.mu = s->stress[p].mu;
         L.lambda = s->stress[p].lambda;
         if (law & PW_LAW_DRUCKER_PRAGER)
             L.alpha = pw_drucker_prager_alpha_of_sin(sin_phi);
         else
             L.mc_sin_phi = sin_phi;
-        L.apex = pt->durability[p] * pt->cohesion[p] * (cos(phi) / sin_phi) /
+        L.apex = pt->durability[p] * pt->cohesion[p] * (trig->cos_phi / sin_phi) /
                  (3 * L.lambda + 2 * L.mu);
     }
     return L;
@@ -462,6 +470,7 @@ BOX_CLONES static void deformation_home(const pw_sim *s, uint32_t home, void *ct
     if (pt->laws) box_load_scalar(g, home, g->m, &mass);
     double inv_h3 = g->inv_h * g->inv_h * g->inv_h;
     size_t bad = s->n_step;
+    friction_trig trig = {NAN, NAN, NAN};
     /* in batches, for the SVD's sake (pw_svd_warm_batch) */
     for (size_t p0 = g->start[home]; p0 < g->start[home + 1]; p0 += PW_SVD_BATCH) {
         size_t left = g->start[home + 1] - p0;
@@ -490,7 +499,7 @@ BOX_CLONES static void deformation_home(const pw_sim *s, uint32_t home, void *ct
         int done[PW_SVD_BATCH];
         for (int k = 0; k < n; k++) {
             size_t p = p0 + (size_t)k;
-            const pw_plastic_law law = law_of(s, p);
+            const pw_plastic_law law = law_of(s, p, &trig);
             double stretch = 0;
             done[k] = pw_plasticity_update_law(&Fe_hat[k], &pt->Fp[p], &law,
                                                ok[k] ? &warm[k] : NULL, &pt->Fe[p], &pt->Fp[p],
