@@ -30,8 +30,8 @@
  * region: any difference then counts as a real one). */
 #define VAR_EPS 1e-12
 /* A pair's colour term is capped here: one such pixel in a 7 x 7 patch (the largest
- * sensible; the default is 3 x 3) already puts the weight below e^-200, and the cap keeps the rows' running sums (which add a term and
- * later subtract it) free of the rounding a term of 1e20 would leave behind. */
+ * sensible; the default is 3 x 3) already puts the weight below e^-200, and the cap keeps
+ * the float sums over a patch finite where a term divides by VAR_EPS alone. */
 #define TERM_CAP 1e4
 /* Rows a thread filters at a time: each block recomputes the row sums of the patch's
  * reach (2 patch rows) above and below it, so taller blocks waste less. (Blocks narrower
