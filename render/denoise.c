@@ -164,11 +164,11 @@ typedef struct {
     float *col_t[2], *col_n; /* w each */
 } block_scratch;
 
-/* The colour distances of row y's pixels x0 <= x < x1 to their neighbours at
+/* The colour distances of row y's pixels to their neighbours at
  * (ox, yq - y), summed along the row over the patch, into rt[j] (and the valid pairs into
  * rn); a pixel x in [xa, xb) has a neighbour. */
-static void row_distances(const dn_ctx *c, int y, int yq, int ox, int xa, int xb, int x0,
-                          int x1, float k2, block_scratch *b, float *const rt[2],
+static void row_distances(const dn_ctx *c, int y, int yq, int ox, int xa, int xb,
+                          float k2, block_scratch *b, float *const rt[2],
                           float *restrict rn)
 {
     const int w = c->w, F = c->p->patch;
@@ -179,10 +179,8 @@ static void row_distances(const dn_ctx *c, int y, int yq, int ox, int xa, int xb
                           *restrict vq2 = c->var[2] + Q;
     const float *restrict up = c->use + P, *restrict uq = c->use + Q;
     float *restrict cnt = b->count + F;
-    const size_t nline = (size_t)(x1 - x0) + 2 * F;
-    memset(b->count + x0, 0, nline * sizeof *b->count); /* [x0 - F, x1 + F) */
-    if (xa < x0 - F) xa = x0 - F;
-    if (xb > x1 + F) xb = x1 + F;
+    const size_t nline = (size_t)w + 2 * F;
+    memset(b->count, 0, nline * sizeof *b->count);
 #pragma omp simd
     for (int x = xa; x < xb; x++) cnt[x] = up[x] * uq[x];
     for (int j = 0; j < c->npass; j++) {
@@ -191,7 +189,7 @@ static void row_distances(const dn_ctx *c, int y, int yq, int ox, int xa, int xb
         const float *restrict gq0 = c->guide[j][0] + Q, *restrict gq1 = c->guide[j][1] + Q,
                               *restrict gq2 = c->guide[j][2] + Q;
         float *restrict t = b->term[j] + F;
-        memset(b->term[j] + x0, 0, nline * sizeof *b->term[j]);
+        memset(b->term[j], 0, nline * sizeof *b->term[j]);
 #pragma omp simd
         for (int x = xa; x < xb; x++) {
             float d0 = gp0[x] - gq0[x], d1 = gp1[x] - gq1[x], d2 = gp2[x] - gq2[x];
@@ -205,14 +203,14 @@ static void row_distances(const dn_ctx *c, int y, int yq, int ox, int xa, int xb
         }
         float *restrict out = rt[j];
 #pragma omp simd
-        for (int x = x0; x < x1; x++) {
+        for (int x = 0; x < w; x++) {
             float sum = 0;
             for (int d = -F; d <= F; d++) sum += t[x + d];
             out[x] = sum;
         }
     }
 #pragma omp simd
-    for (int x = x0; x < x1; x++) {
+    for (int x = 0; x < w; x++) {
         float sum = 0;
         for (int d = -F; d <= F; d++) sum += cnt[x + d];
         rn[x] = sum;
@@ -296,42 +294,40 @@ static void row_weights(const dn_ctx *c, int y, int yq, int ox, int xa, int xb,
 static void block_offset(const dn_ctx *c, int y0, int y1, int r0, int r1, int ox, int oy,
                          float k2, block_scratch *b, float *const acc[2][NACC])
 {
-    const int w = c->w, h = c->h, F = c->p->patch, np = c->npass, x0 = 0, x1 = w;
+    const int w = c->w, h = c->h, F = c->p->patch, np = c->npass;
     const int xa = ox < 0 ? -ox : 0, xb = ox > 0 ? w - ox : w; /* x + ox in [0, w) */
     if (xb <= xa) return;
-    const size_t nx = (size_t)(x1 - x0);
     for (int y = r0; y < r1; y++) {
         int yq = y + oy;
         float *rt[2] = {b->row_t[0] + (size_t)(y - r0) * w,
                         np == 2 ? b->row_t[1] + (size_t)(y - r0) * w : NULL};
         float *rn = b->row_n + (size_t)(y - r0) * w;
         if (yq >= 0 && yq < h) {
-            row_distances(c, y, yq, ox, xa, xb, x0, x1, k2, b, rt, rn);
+            row_distances(c, y, yq, ox, xa, xb, k2, b, rt, rn);
             continue;
         }
-        for (int j = 0; j < np; j++) memset(rt[j] + x0, 0, nx * sizeof *rt[j]);
-        memset(rn + x0, 0, nx * sizeof *rn);
+        for (int j = 0; j < np; j++) memset(rt[j], 0, (size_t)w * sizeof *rt[j]);
+        memset(rn, 0, (size_t)w * sizeof *rn);
     }
     for (int y = y0; y < y1; y++) {
         int yq = y + oy;
         if (yq < 0 || yq >= h) continue;
         int lo = y - F > r0 ? y - F : r0, hi = y + F < r1 - 1 ? y + F : r1 - 1;
-        const int wa = xa > x0 ? xa : x0, wb = xb < x1 ? xb : x1; /* weights */
         for (int j = 0; j < np; j++) {
             float *restrict ct = b->col_t[j];
             for (int yy = lo; yy <= hi; yy++) {
                 const float *restrict r = b->row_t[j] + (size_t)(yy - r0) * w;
 #pragma omp simd
-                for (int x = wa; x < wb; x++) ct[x] = (yy == lo ? 0.0f : ct[x]) + r[x];
+                for (int x = xa; x < xb; x++) ct[x] = (yy == lo ? 0.0f : ct[x]) + r[x];
             }
         }
         float *restrict cn = b->col_n;
         for (int yy = lo; yy <= hi; yy++) {
             const float *restrict r = b->row_n + (size_t)(yy - r0) * w;
 #pragma omp simd
-            for (int x = wa; x < wb; x++) cn[x] = (yy == lo ? 0.0f : cn[x]) + r[x];
+            for (int x = xa; x < xb; x++) cn[x] = (yy == lo ? 0.0f : cn[x]) + r[x];
         }
-        if (wa < wb) row_weights(c, y, yq, ox, wa, wb, b, acc);
+        row_weights(c, y, yq, ox, xa, xb, b, acc);
     }
 }
 

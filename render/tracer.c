@@ -68,9 +68,9 @@ typedef struct {
                                a holdout by its depth) */
     double depth;           /* [m] distance to the first event */
     vec3 albedo;            /* albedo of the first event */
-    vec3 normal;            /* unit normal at the first event (settings.denoise only) */
+    vec3 normal;            /* unit normal at the first event (features only) */
     double sun_T;           /* the sun's transmittance from the first event, when its
-                               light was sampled there (sun_seen; settings.denoise only) */
+                               light was sampled there (sun_seen; features only) */
     int sun_seen;
     uint64_t events;        /* real collisions + surface bounces */
     int cut;                /* ended by max_depth */
