@@ -129,7 +129,7 @@ void pw_exr_options_default(pw_exr_options *o)
 
 /* One channel to write: where its floats come from in the caller's interleaved
  * arrays. */
-/* RGBA, albedo (3), depth, noise (2), noisy (4) */
+/* RGBA, albedo (3), depth, noise (2), noisy (4), normal (3), sun */
 #define PW_EXR_MAX_CHANNELS 18
 
 typedef struct {
