@@ -10,7 +10,7 @@ static const char *const keys_sim[] = {
     "beta",       "transfer",     "flip_alpha",        "cr_tolerance",  "cr_max_iterations",
     "max_particles", "materials", "bodies",            "colliders",     "rest",
     "active_region", "courant",     "retake_limit",      "sources",       "air_velocity",
-    NULL};
+    "kernel",        NULL};
 static const char *const keys_rest[] = {"speed", "sleep_steps", "wake_speed", NULL};
 static const char *const keys_region[] = {"shape", "follow_collider", "freeze_outside", NULL};
 static const char *const keys_domain[] = {"min", "max", NULL};
@@ -32,6 +32,7 @@ static const char *const keys_layer[] = {"thickness", "blend",  "E0",     "nu",
                                          NULL};
 static const char *const keys_collider[] = {"shape", "friction", "sticky", NULL};
 static const char *const transfers[] = {"pic_flip", "apic", NULL};
+static const char *const kernels[] = {"cubic", "quadratic", NULL}; /* pw_kernel_kind's order */
 
 /* Grid node indices are packed into 21 bits per axis by the sparse grid. */
 #define MAX_CELLS_PER_AXIS 2097152.0
@@ -462,7 +463,7 @@ pw_status sc_sim(const sc_ctx *c, json_t *sim, pw_scene *s)
     const sc_range beta = {0, 1, 0, 0, "beta (0 explicit .. 1 backward Euler)"};
     const sc_range alpha = {0, 1, 0, 0, "the FLIP fraction"};
     const sc_range tol = {0, 1, 1, 1, "the relative residual tolerance"};
-    int transfer;
+    int transfer, kernel;
     long long iters, budget, retakes;
     pw_sim_params d; /* the step controller's defaults */
     pw_sim_params_default(&d);
@@ -477,6 +478,7 @@ pw_status sc_sim(const sc_ctx *c, json_t *sim, pw_scene *s)
         (rc = sc_number(c, sim, "sim", "beta", 0, 1, beta, &p->beta)) != PW_OK ||
         (rc = sc_enum(c, sim, "sim", "transfer", PW_TRANSFER_PIC_FLIP, transfers,
                       &transfer)) != PW_OK ||
+        (rc = sc_enum(c, sim, "sim", "kernel", PW_KERNEL_CUBIC, kernels, &kernel)) != PW_OK ||
         (rc = sc_number(c, sim, "sim", "flip_alpha", 0, 0.95, alpha, &p->flip_alpha)) ||
         (rc = sc_number(c, sim, "sim", "cr_tolerance", 0, 1e-4, tol, &p->cr_tolerance)) ||
         (rc = sc_int(c, sim, "sim", "cr_max_iterations", 0, 200, 1, 100000,
@@ -485,12 +487,14 @@ pw_status sc_sim(const sc_ctx *c, json_t *sim, pw_scene *s)
                      "the particle budget", &budget)) != PW_OK)
         return rc;
     p->transfer = (pw_transfer)transfer;
+    p->kernel = (pw_kernel_kind)kernel;
     p->cr_max_iterations = (int)iters;
     p->retake_limit = (int)retakes;
     /* (the step controller's keys stay out of the canonical text at their defaults, so
      * that caches written before them still match their scenes: sim_hash) */
     if (p->courant == d.courant) json_object_del(sim, "courant");
     if (p->retake_limit == d.retake_limit) json_object_del(sim, "retake_limit");
+    if (p->kernel == PW_KERNEL_CUBIC) json_object_del(sim, "kernel"); /* (likewise) */
     p->threads = 0;
     s->max_particles = (uint64_t)budget;
     if ((rc = parse_materials(c, sim, s)) != PW_OK || (rc = sc_sources(c, sim, s)) != PW_OK)

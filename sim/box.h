@@ -27,6 +27,14 @@
 #endif
 #define BOX_INLINE static inline __attribute__((always_inline))
 
+/* Runs f(args..., W) with W the grid's stencil width (pw_kernel.h) as a constant: every
+ * stencil loop takes W as its last parameter and is inlined, so each is compiled once
+ * per kernel with its trip counts known (the quadratic's rows stay four nodes wide, its
+ * fourth weight 0, and it visits 3 x 3 of them instead of 4 x 4). */
+#define PW_STENCIL_CALL(g, f, ...)                                                       \
+    ((g)->stencil == PW_STENCIL_QUADRATIC ? f(__VA_ARGS__, PW_STENCIL_QUADRATIC)          \
+                                          : f(__VA_ARGS__, PW_STENCIL_CUBIC))
+
 /* (through pointers: a wide vector as a return value would change the ABI between
  * the clones) */
 BOX_INLINE void load4(v4d *r, const pw_vec4 *a) { memcpy(r, a, sizeof *r); }
@@ -124,14 +132,14 @@ BOX_INLINE x_pairs x_weight_pairs(const pw_pstep *q)
  * weighted by the y and z factors afterwards, so each node costs two vector
  * multiply-adds instead of a full outer product. (The sums start from -0.0, which adds
  * nothing to any value, so the first product needs no add.) */
-BOX_INLINE void gather_wide(const pw_vec4 *base, const pw_pstep *q, double G[9])
+BOX_INLINE void gather_wide(const pw_vec4 *base, const pw_pstep *q, double G[9], const int W)
 {
     const x_pairs xw = x_weight_pairs(q);
     const v8d nz = NEG_ZERO8;
     v8d gx = nz, gy = nz, gz = nz;
-    for (int c = 0; c < 4; c++) {
+    for (int c = 0; c < W; c++) {
         v8d t_w = nz, t_dw = nz, t_xw = nz;
-        for (int b = 0; b < 4; b++) {
+        for (int b = 0; b < W; b++) {
             const pw_vec4 *row = base + BOX_ROW(b, c);
             v8d u01, u23;
             load8(&u01, row);
@@ -152,7 +160,7 @@ BOX_INLINE void gather_wide(const pw_vec4 *base, const pw_pstep *q, double G[9])
     memcpy(G, G_, sizeof G_);
 }
 
-BOX_INLINE void gather_narrow(const pw_vec4 *base, const pw_pstep *q, double G[9])
+BOX_INLINE void gather_narrow(const pw_vec4 *base, const pw_pstep *q, double G[9], const int W)
 {
     const double *w = q->w[0], *dw = q->dw[0];
     const v4d nz = NEG_ZERO4;
@@ -162,9 +170,9 @@ BOX_INLINE void gather_narrow(const pw_vec4 *base, const pw_pstep *q, double G[9
      * registers hold (interleaved, two accumulators went to the stack and each of their
      * adds waited on a reload: sim/docs/step-speed.md, third round) */
     for (int h = 0; h < 2; h++)
-        for (int c = 0; c < 4; c++) {
+        for (int c = 0; c < W; c++) {
             v4d t_w = nz, t_dw = nz, t_xw = nz;
-            for (int b = 0; b < 4; b++) {
+            for (int b = 0; b < W; b++) {
                 const pw_vec4 *row = base + BOX_ROW(b, c);
                 v4d u_a, u_b; /* nodes h and h + 2 */
                 load4(&u_a, row + h);
@@ -185,23 +193,23 @@ BOX_INLINE void gather_narrow(const pw_vec4 *base, const pw_pstep *q, double G[9
     memcpy(G, G_, sizeof G_);
 }
 
-BOX_INLINE void box_gather(int wide, const pw_vec4 *base, const pw_pstep *q, double G[9])
+BOX_INLINE void box_gather(int wide, const pw_vec4 *base, const pw_pstep *q, double G[9], const int W)
 {
     if (wide)
-        gather_wide(base, q, G);
+        gather_wide(base, q, G, W);
     else
-        gather_narrow(base, q, G);
+        gather_narrow(base, q, G, W);
 }
 
 /* out_i += B grad w_ip over the stencil into the box, in the same separable order */
-BOX_INLINE void scatter_wide(pw_vec4 *base, const pw_pstep *q, const double B[9])
+BOX_INLINE void scatter_wide(pw_vec4 *base, const pw_pstep *q, const double B[9], const int W)
 {
     const x_pairs xw = x_weight_pairs(q);
     v8d b0 = {B[0], B[3], B[6], 0, B[0], B[3], B[6], 0}, b1 = {B[1], B[4], B[7], 0, B[1], B[4], B[7], 0},
         b2 = {B[2], B[5], B[8], 0, B[2], B[5], B[8], 0};
-    for (int c = 0; c < 4; c++) {
+    for (int c = 0; c < W; c++) {
         v8d cz_w = b0 * q->w[2][c], cy_w = b1 * q->w[2][c], cz_dw = b2 * q->dw[2][c];
-        for (int b = 0; b < 4; b++) {
+        for (int b = 0; b < W; b++) {
             pw_vec4 *row = base + BOX_ROW(b, c);
             v8d along_dw = cz_w * q->w[1][b];                      /* times N'x */
             v8d along_w = cy_w * q->dw[1][b] + cz_dw * q->w[1][b]; /* times Nx  */
@@ -216,12 +224,12 @@ BOX_INLINE void scatter_wide(pw_vec4 *base, const pw_pstep *q, const double B[9]
     }
 }
 
-BOX_INLINE void scatter_narrow(pw_vec4 *base, const pw_pstep *q, const double B[9])
+BOX_INLINE void scatter_narrow(pw_vec4 *base, const pw_pstep *q, const double B[9], const int W)
 {
     v4d b0 = {B[0], B[3], B[6], 0}, b1 = {B[1], B[4], B[7], 0}, b2 = {B[2], B[5], B[8], 0};
-    for (int c = 0; c < 4; c++) {
+    for (int c = 0; c < W; c++) {
         v4d cz_w = b0 * q->w[2][c], cy_w = b1 * q->w[2][c], cz_dw = b2 * q->dw[2][c];
-        for (int b = 0; b < 4; b++) {
+        for (int b = 0; b < W; b++) {
             pw_vec4 *row = base + BOX_ROW(b, c);
             v4d along_dw = cz_w * q->w[1][b];
             v4d along_w = cy_w * q->dw[1][b] + cz_dw * q->w[1][b];
@@ -235,12 +243,12 @@ BOX_INLINE void scatter_narrow(pw_vec4 *base, const pw_pstep *q, const double B[
     }
 }
 
-BOX_INLINE void box_scatter(int wide, pw_vec4 *base, const pw_pstep *q, const double B[9])
+BOX_INLINE void box_scatter(int wide, pw_vec4 *base, const pw_pstep *q, const double B[9], const int W)
 {
     if (wide)
-        scatter_wide(base, q, B);
+        scatter_wide(base, q, B, W);
     else
-        scatter_narrow(base, q, B);
+        scatter_narrow(base, q, B, W);
 }
 
 /* L = u (unpadded node vectors) on the 2x2x2 blocks around home (all of them exist: grid.h) */
@@ -272,14 +280,14 @@ BOX_INLINE void box_load_scalar(const pw_grid *g, uint32_t home, const double *m
 }
 
 /* out = sum_i w_ip u_i over the stencil from the box */
-BOX_INLINE void gather_value_wide(const pw_vec4 *base, const pw_pstep *q, pw_vec4 *out)
+BOX_INLINE void gather_value_wide(const pw_vec4 *base, const pw_pstep *q, pw_vec4 *out, const int W)
 {
     const x_pairs xw = x_weight_pairs(q);
     const v8d nz = NEG_ZERO8;
     v8d acc = nz;
-    for (int c = 0; c < 4; c++) {
+    for (int c = 0; c < W; c++) {
         v8d t = nz;
-        for (int b = 0; b < 4; b++) {
+        for (int b = 0; b < W; b++) {
             const pw_vec4 *row = base + BOX_ROW(b, c);
             v8d u01, u23;
             load8(&u01, row);
@@ -292,14 +300,14 @@ BOX_INLINE void gather_value_wide(const pw_vec4 *base, const pw_pstep *q, pw_vec
     *out = r;
 }
 
-BOX_INLINE void gather_value_narrow(const pw_vec4 *base, const pw_pstep *q, pw_vec4 *out)
+BOX_INLINE void gather_value_narrow(const pw_vec4 *base, const pw_pstep *q, pw_vec4 *out, const int W)
 {
     const double *w = q->w[0];
     const v4d nz = NEG_ZERO4;
     v4d acc[2] = {nz, nz};
-    for (int c = 0; c < 4; c++) {
+    for (int c = 0; c < W; c++) {
         v4d t[2] = {nz, nz};
-        for (int b = 0; b < 4; b++) {
+        for (int b = 0; b < W; b++) {
             const pw_vec4 *row = base + BOX_ROW(b, c);
             for (int h = 0; h < 2; h++) {
                 v4d u_a, u_b;
@@ -314,22 +322,22 @@ BOX_INLINE void gather_value_narrow(const pw_vec4 *base, const pw_pstep *q, pw_v
     store4(out, &r);
 }
 
-BOX_INLINE void box_gather_value(int wide, const pw_vec4 *base, const pw_pstep *q, pw_vec4 *out)
+BOX_INLINE void box_gather_value(int wide, const pw_vec4 *base, const pw_pstep *q, pw_vec4 *out, const int W)
 {
     if (wide)
-        gather_value_wide(base, q, out);
+        gather_value_wide(base, q, out, W);
     else
-        gather_value_narrow(base, q, out);
+        gather_value_narrow(base, q, out, W);
 }
 
 /* out_i += w_ip val over the stencil into the box */
-BOX_INLINE void scatter_value_wide(pw_vec4 *base, const pw_pstep *q, const pw_vec4 *val)
+BOX_INLINE void scatter_value_wide(pw_vec4 *base, const pw_pstep *q, const pw_vec4 *val, const int W)
 {
     const x_pairs xw = x_weight_pairs(q);
     v8d v = {val->x, val->y, val->z, val->pad, val->x, val->y, val->z, val->pad};
-    for (int c = 0; c < 4; c++) {
+    for (int c = 0; c < W; c++) {
         v8d vc = v * q->w[2][c];
-        for (int b = 0; b < 4; b++) {
+        for (int b = 0; b < W; b++) {
             pw_vec4 *row = base + BOX_ROW(b, c);
             v8d along = vc * q->w[1][b];
             v8d o01, o23;
@@ -343,13 +351,13 @@ BOX_INLINE void scatter_value_wide(pw_vec4 *base, const pw_pstep *q, const pw_ve
     }
 }
 
-BOX_INLINE void scatter_value_narrow(pw_vec4 *base, const pw_pstep *q, const pw_vec4 *val)
+BOX_INLINE void scatter_value_narrow(pw_vec4 *base, const pw_pstep *q, const pw_vec4 *val, const int W)
 {
     v4d v;
     load4(&v, val);
-    for (int c = 0; c < 4; c++) {
+    for (int c = 0; c < W; c++) {
         v4d vc = v * q->w[2][c];
-        for (int b = 0; b < 4; b++) {
+        for (int b = 0; b < W; b++) {
             pw_vec4 *row = base + BOX_ROW(b, c);
             v4d along = vc * q->w[1][b];
             for (int a = 0; a < 4; a++) {
@@ -362,12 +370,12 @@ BOX_INLINE void scatter_value_narrow(pw_vec4 *base, const pw_pstep *q, const pw_
     }
 }
 
-BOX_INLINE void box_scatter_value(int wide, pw_vec4 *base, const pw_pstep *q, const pw_vec4 *val)
+BOX_INLINE void box_scatter_value(int wide, pw_vec4 *base, const pw_pstep *q, const pw_vec4 *val, const int W)
 {
     if (wide)
-        scatter_value_wide(base, q, val);
+        scatter_value_wide(base, q, val, W);
     else
-        scatter_value_narrow(base, q, val);
+        scatter_value_narrow(base, q, val, W);
 }
 
 #endif

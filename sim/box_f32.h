@@ -59,18 +59,19 @@ PW_BSPLINE_STENCIL_DEFINE(bspline_stencil8f, v8f, float, PW_BSPLINE_LANES8)
  * bounds them: 15 2^-24 for N, 18 2^-24 / h for N'/h); it saves the double expansion
  * and its conversions, which made the action and the diagonal faster on the CPU
  * measured (sim/docs/step-speed.md, fourth round). */
-BOX_INLINE void weights_f32(const pw_ploc *l, double inv_h, pw_weights_f32 *f)
+BOX_INLINE void weights_f32(const pw_ploc *l, double inv_h, pw_weights_f32 *f, const int W)
 {
-    float half_inv_h = (float)(0.5 * inv_h), sixth = 1.f / 6.f;
-    float tx = (float)(l->fu[0] - 1.0), ty = (float)(l->fu[1] - 1.0), tz = (float)(l->fu[2] - 1.0);
+    float half_inv_h = (float)(0.5 * inv_h), w_scale = W == PW_STENCIL_CUBIC ? 1.f / 6.f : 0.5f;
+    double t0 = pw_stencil_t_origin(W);
+    float tx = (float)(l->fu[0] - t0), ty = (float)(l->fu[1] - t0), tz = (float)(l->fu[2] - t0);
     v4f t4 = {tx, tx, tx, tx}, wx, dwx;
-    bspline_stencil4f(&t4, sixth, half_inv_h, &wx, &dwx);
+    bspline_stencil4f(&t4, W, w_scale, half_inv_h, &wx, &dwx);
     spread_halves(wx, f->wx);
     spread_halves(dwx, f->dwx);
     memcpy(f->w[0], &wx, sizeof wx);
     memcpy(f->dw[0], &dwx, sizeof dwx);
     v8f t = {ty, ty, ty, ty, tz, tz, tz, tz}, w, dw;
-    bspline_stencil8f(&t, sixth, half_inv_h, &w, &dw);
+    bspline_stencil8f(&t, W, w_scale, half_inv_h, &w, &dw);
     memcpy((float *)f->w + 4, &w, sizeof w); /* w[1] and w[2], adjacent */
     memcpy((float *)f->dw + 4, &dw, sizeof dw);
 }
@@ -132,14 +133,14 @@ BOX_INLINE v4f fold_nodes(v8f v)
 /* G = sum_i u_i grad w_ip^T over the stencil, grad w_ip = (N'x Ny Nz, Nx N'y Nz, Nx Ny N'z)
  * (G[3 i + j]: component i, derivative j). The sums start from -0.0, which adds nothing
  * to any value. */
-BOX_INLINE void box_f32_gather(const float (*base)[4], const pw_weights_f32 *f, float G[9])
+BOX_INLINE void box_f32_gather(const float (*base)[4], const pw_weights_f32 *f, float G[9], const int W)
 {
     const v8f nz = {-0.f, -0.f, -0.f, -0.f, -0.f, -0.f, -0.f, -0.f};
     v8f u_ww[2] = {nz, nz}, u_wd[2] = {nz, nz}, u_dw[2] = {nz, nz}; /* rows summed with
                                                    (Ny Nz, Ny N'z, N'y Nz), per half */
-    for (int c = 0; c < 4; c++) {
+    for (int c = 0; c < W; c++) {
         v8f t_w[2] = {nz, nz}, t_dw[2] = {nz, nz};
-        for (int b = 0; b < 4; b++)
+        for (int b = 0; b < W; b++)
             for (int h = 0; h < 2; h++) {
                 v8f row;
                 load8f(&row, base[BOX_ROW(b, c) + 2 * h]);
@@ -165,16 +166,16 @@ BOX_INLINE void box_f32_gather(const float (*base)[4], const pw_weights_f32 *f, 
 /* out_i += B grad w_ip over the stencil:
  *   row (b, c) += (P0 Nz + P2 N'z) Ny + (P1 Nz) N'y,
  * with P0 = B's column 0 times N'x, P1 and P2 its columns 1 and 2 times Nx, per node. */
-BOX_INLINE void box_f32_scatter(float (*base)[4], const pw_weights_f32 *f, const float B[9])
+BOX_INLINE void box_f32_scatter(float (*base)[4], const pw_weights_f32 *f, const float B[9], const int W)
 {
     const v8f b0 = {B[0], B[3], B[6], 0.f, B[0], B[3], B[6], 0.f},
               b1 = {B[1], B[4], B[7], 0.f, B[1], B[4], B[7], 0.f},
               b2 = {B[2], B[5], B[8], 0.f, B[2], B[5], B[8], 0.f}; /* B's columns, twice */
     for (int h = 0; h < 2; h++) {
         v8f p0 = b0 * f->dwx[h], p1 = b1 * f->wx[h], p2 = b2 * f->wx[h];
-        for (int c = 0; c < 4; c++) {
+        for (int c = 0; c < W; c++) {
             v8f along_w = p0 * f->w[2][c] + p2 * f->dw[2][c], along_dw = p1 * f->w[2][c];
-            for (int b = 0; b < 4; b++) {
+            for (int b = 0; b < W; b++) {
                 float *r = base[BOX_ROW(b, c) + 2 * h];
                 v8f row;
                 load8f(&row, r);

@@ -265,13 +265,14 @@ static void grid_at_flake(const pw_grid *g, vec3 x, double m, vec3 v, const size
     int64_t base[3];
     double u[3] = {(x.x - g->origin.x) * g->inv_h, (x.y - g->origin.y) * g->inv_h,
                    (x.z - g->origin.z) * g->inv_h};
-    for (int a = 0; a < 3; a++) base[a] = pw_bspline_weights(u[a], g->inv_h, w[a], NULL);
+    const int W = g->stencil;
+    for (int a = 0; a < 3; a++) base[a] = pw_kernel_weights(W, u[a], g->inv_h, w[a], NULL);
     int64_t b0[3] = {base[0] / PW_BLOCK, base[1] / PW_BLOCK, base[2] / PW_BLOCK};
     vec3 vs = v3_zero();
     double mass = 0;
-    for (int c = 0; c < 4; c++)
-        for (int b = 0; b < 4; b++)
-            for (int a = 0; a < 4; a++) {
+    for (int c = 0; c < W; c++)
+        for (int b = 0; b < W; b++)
+            for (int a = 0; a < W; a++) {
                 int64_t n[3] = {base[0] + a, base[1] + b, base[2] + c};
                 double wi = w[0][a] * w[1][b] * w[2][c], mi = 0;
                 vec3 vi = v3_zero();
@@ -284,7 +285,9 @@ static void grid_at_flake(const pw_grid *g, vec3 x, double m, vec3 v, const size
                     vi = g->v[i];
                 }
                 double own = wi * m;
-                vs = v3_madd(vs, v3_scale(v3_madd(v3_scale(vi, mi), v, own), 1 / (mi + own)), wi);
+                if (mi + own > 0) /* (an empty node at weight 0 adds nothing) */
+                    vs = v3_madd(vs, v3_scale(v3_madd(v3_scale(vi, mi), v, own), 1 / (mi + own)),
+                                 wi);
                 mass += wi * (mi + own);
             }
     *v_grid = vs;

@@ -92,6 +92,7 @@ void pw_grid_init(pw_grid *g, double h, vec3 origin, int64_t max_node)
     g->inv_h = 1.0 / h;
     g->origin = origin;
     g->max_node = max_node;
+    g->stencil = PW_STENCIL_CUBIC;
 }
 
 void pw_grid_free(pw_grid *g)
@@ -135,7 +136,7 @@ uint64_t pw_grid_particle_key(const pw_grid *g, vec3 x)
     double u[3] = {(x.x - g->origin.x) * g->inv_h, (x.y - g->origin.y) * g->inv_h,
                    (x.z - g->origin.z) * g->inv_h};
     for (int a = 0; a < 3; a++) {
-        int64_t base = (int64_t)floor(u[a]) - 1;
+        int64_t base = pw_stencil_first(u[a], g->stencil);
         if (base < 0) base = 0; /* callers keep particles inside; never taken */
         if (base > g->max_node - 3) base = g->max_node - 3;
         b[a] = base / PW_BLOCK;

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "pw_error.h"
+#include "pw_kernel.h"
 #include "pw_math.h"
 
 #define PW_BLOCK 4                 /* nodes per block edge              */
@@ -25,6 +26,8 @@ typedef struct {
     double h, inv_h;      /* spacing [m], 1/h [1/m]                                 */
     vec3 origin;          /* [m] world position of node (0,0,0)                      */
     int64_t max_node;     /* largest node coordinate allowed on any axis             */
+    int stencil;          /* nodes a particle's stencil spans per axis: 4 (cubic) or 3
+                             (quadratic; pw_kernel.h); the first of them keys its home */
 
     /* active blocks, sorted by key; nodes of block b are b*64 + x + 4y + 16z */
     size_t n_blocks, cap_blocks;

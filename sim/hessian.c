@@ -224,7 +224,7 @@ typedef struct {
 } node_io;
 
 /* out += H u over the particles of one home block, in float (box_f32.h says why) */
-BOX_CLONES static void hessian_home(const pw_sim *s, uint32_t home, void *ctx)
+BOX_INLINE void hessian_home_w(const pw_sim *s, uint32_t home, void *ctx, const int W)
 {
     const node_io *io = ctx;
     const pw_grid *g = &s->grid;
@@ -233,14 +233,19 @@ BOX_CLONES static void hessian_home(const pw_sim *s, uint32_t home, void *ctx)
     box_f32_zero(&out);
     for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
         pw_weights_f32 f;
-        weights_f32(&s->ps[p], g->inv_h, &f);
+        weights_f32(&s->ps[p], g->inv_h, &f, W);
         int base = box_base_at(&s->ps[p]);
         float G[9], B[9];
-        box_f32_gather(&in.node[base], &f, G); /* eq. 8: dF = G Fe */
-        apply_K(s->K[p], G, B);                /* V0 A_p Fe^T      */
-        box_f32_scatter(&out.node[base], &f, B); /* eq. 7          */
+        box_f32_gather(&in.node[base], &f, G, W); /* eq. 8: dF = G Fe */
+        apply_K(s->K[p], G, B);                   /* V0 A_p Fe^T      */
+        box_f32_scatter(&out.node[base], &f, B, W); /* eq. 7          */
     }
     box_f32_add_to(g, home, &out, io->out);
+}
+
+BOX_CLONES static void hessian_home(const pw_sim *s, uint32_t home, void *ctx)
+{
+    PW_STENCIL_CALL(&s->grid, hessian_home_w, s, home, ctx);
 }
 
 static void zero_nodes(const pw_sim *s, pw_vec4f *a)
@@ -288,14 +293,14 @@ pw_status pw_mpm_hessian_action(pw_sim *s, const vec3 *u, vec3 *Hu)
  * products remain per node. In float on the row halves of box_f32.h, like the action:
  * the diagonal only preconditions the solve, and float was faster on the CPU measured
  * (sim/docs/step-speed.md, first round, change 7). */
-BOX_CLONES static void diagonal_home(const pw_sim *s, uint32_t home, void *ctx)
+BOX_INLINE void diagonal_home_w(const pw_sim *s, uint32_t home, void *ctx, const int W)
 {
     const pw_grid *g = &s->grid;
     pw_box_f32 out;
     box_f32_zero(&out);
     for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
         pw_weights_f32 f;
-        weights_f32(&s->ps[p], g->inv_h, &f);
+        weights_f32(&s->ps[p], g->inv_h, &f, W);
         const float *K = s->K[p];
         v8f k[6] = {{0}}; /* xx yy zz xy xz yz of block K_aa in lane a of both quads,
                              off-diagonals doubled */
@@ -322,14 +327,14 @@ BOX_CLONES static void diagonal_home(const pw_sim *s, uint32_t home, void *ctx)
         v4f Y0 = load4f(f.w[1]) * load4f(f.w[1]), Y1 = load4f(f.dw[1]) * load4f(f.dw[1]),
             Y2 = load4f(f.w[1]) * load4f(f.dw[1]);
         float yz[4][6][4];
-        for (int c = 0; c < 4; c++) {
+        for (int c = 0; c < W; c++) {
             float Z0 = f.w[2][c] * f.w[2][c], Z1 = f.dw[2][c] * f.dw[2][c],
                   Z2 = f.w[2][c] * f.dw[2][c];
             v4f t[6] = {Y1 * Z0, Y0 * Z1, Y2 * Z2, Y0 * Z0, Y2 * Z0, Y0 * Z2};
             memcpy(yz[c], t, sizeof t);
         }
-        for (int c = 0; c < 4; c++) {
-            for (int b = 0; b < 4; b++) {
+        for (int c = 0; c < W; c++) {
+            for (int b = 0; b < W; b++) {
                 const float(*t)[4] = yz[c]; /* t[j][b]: term j of row b */
                 v8f P0 = k[1] * t[0][b] + k[2] * t[1][b] + k[5] * t[2][b]; /* times Nx^2   */
                 v8f P1 = k[0] * t[3][b];                                /* times N'x^2  */
@@ -345,6 +350,11 @@ BOX_CLONES static void diagonal_home(const pw_sim *s, uint32_t home, void *ctx)
         }
     }
     box_f32_add_to(g, home, &out, ctx);
+}
+
+BOX_CLONES static void diagonal_home(const pw_sim *s, uint32_t home, void *ctx)
+{
+    PW_STENCIL_CALL(&s->grid, diagonal_home_w, s, home, ctx);
 }
 
 void pw_mpm_hessian_diagonal(pw_sim *s, pw_vec4f *d)

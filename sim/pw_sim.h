@@ -21,6 +21,13 @@ typedef enum {
     PW_TRANSFER_APIC = 1      /* affine particle-in-cell (Jiang et al. 2015)             */
 } pw_transfer;
 
+/* The interpolation kernel of every particle-grid transfer and force (sim/core/pw_kernel.h;
+ * sim/docs/quadratic-kernel.md). */
+typedef enum {
+    PW_KERNEL_CUBIC = 0,    /* the paper's cubic B-spline, 4 nodes per axis            */
+    PW_KERNEL_QUADRATIC = 1 /* the quadratic B-spline, 3 nodes per axis                */
+} pw_kernel_kind;
+
 /* Ranges of the step controller's keys: past C 100 the elastic bound bounds nothing a
  * solve can reach; 20 retakes in a row shorten a step 2^20, a million, times. */
 #define PW_COURANT_MAX 100.0
@@ -47,6 +54,7 @@ typedef struct {
     double beta;              /* 0 explicit, 0.5 trapezoidal, 1 backward Euler (1)  */
     pw_transfer transfer;     /*                            (PIC/FLIP)              */
     double flip_alpha;        /* FLIP fraction [-]          (0.95)                  */
+    pw_kernel_kind kernel;    /*                            (cubic)                 */
     double cr_tolerance;      /* relative residual of the solve [-] (1e-4)          */
     int cr_max_iterations;    /* cap of conjugate residual iterations (200)         */
     int threads;              /* 0 = OpenMP default                                 */

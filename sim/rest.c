@@ -209,9 +209,11 @@ static void hold_stencil(const pw_grid *g, vec3 x, const int64_t b[3], const siz
     int64_t base[3];
     double u[3] = {(x.x - g->origin.x) * g->inv_h, (x.y - g->origin.y) * g->inv_h,
                    (x.z - g->origin.z) * g->inv_h};
-    for (int a = 0; a < 3; a++) base[a] = (int64_t)floor(u[a]) - 1;
+    const int W = g->stencil;
+    for (int a = 0; a < 3; a++) base[a] = pw_stencil_first(u[a], W);
     for (int node = 0; node < 64; node++) {
         int64_t c[3] = {base[0] + (node & 3), base[1] + ((node >> 2) & 3), base[2] + (node >> 4)};
+        if ((node & 3) >= W || ((node >> 2) & 3) >= W || (node >> 4) >= W) continue;
         if (c[0] < 0 || c[1] < 0 || c[2] < 0) continue;
         int64_t o[3] = {c[0] / PW_BLOCK - b[0], c[1] / PW_BLOCK - b[1], c[2] / PW_BLOCK - b[2]};
         size_t bi;

@@ -29,6 +29,7 @@ void pw_sim_params_default(pw_sim_params *p)
     p->beta = 1.0;
     p->transfer = PW_TRANSFER_PIC_FLIP;
     p->flip_alpha = 0.95;
+    p->kernel = PW_KERNEL_CUBIC;
     /* relative residual in the mass-weighted norm: on the snowball drop it keeps
      * positions a small fraction of h from a 1e-6 solve's, for far fewer iterations
      * (sim/docs/cr-tolerance.md) */
@@ -76,6 +77,8 @@ pw_status pw_sim_params_check(const pw_sim_params *p, pw_error *err)
         return pw_fail(err, PW_EINVAL, "sim params: beta must be in [0, 1] (%g)", p->beta);
     if (p->transfer != PW_TRANSFER_PIC_FLIP && p->transfer != PW_TRANSFER_APIC)
         return pw_fail(err, PW_EINVAL, "sim params: unknown transfer (%d)", (int)p->transfer);
+    if (p->kernel != PW_KERNEL_CUBIC && p->kernel != PW_KERNEL_QUADRATIC)
+        return pw_fail(err, PW_EINVAL, "sim params: unknown kernel (%d)", (int)p->kernel);
     if (!(p->flip_alpha >= 0 && p->flip_alpha <= 1))
         return pw_fail(err, PW_EINVAL, "sim params: flip_alpha must be in [0, 1] (%g)",
                        p->flip_alpha);
@@ -157,6 +160,7 @@ pw_sim *pw_sim_create(const pw_sim_params *p, pw_error *err)
     double ext = fmax(fmax(p->domain_max.x - p->domain_min.x, p->domain_max.y - p->domain_min.y),
                       p->domain_max.z - p->domain_min.z);
     pw_grid_init(&s->grid, p->h, origin, (int64_t)ceil(ext / p->h) + 2 * PAD_BLOCKS * PW_BLOCK + 8);
+    s->grid.stencil = p->kernel == PW_KERNEL_QUADRATIC ? PW_STENCIL_QUADRATIC : PW_STENCIL_CUBIC;
     return s;
 }
 

@@ -16,7 +16,8 @@
 /* Where a particle sits on the grid in one step, computed once from x^n after the sort
  * (32 bytes; s->ps). */
 typedef struct {
-    double fu[3];     /* (x_p - x_base)/h in [1, 2): for x_i - x_p     */
+    double fu[3];     /* (x_p - x_base)/h in [1, 2) (cubic) or [1/2, 3/2)
+                         (quadratic): for x_i - x_p                   */
     uint32_t home;    /* home block                                   */
     uint8_t off[3];   /* base node within the home block, 0..3        */
 } pw_ploc;
@@ -32,20 +33,22 @@ typedef struct {
     uint8_t off[3];
 } pw_pstep;
 
-/* The cubic B-spline at the 4 stencil nodes in double: the stencil form of pw_kernel.h
- * (polynomials in t = fu - 1, one rounding by 1/6 or 1/(2h) at the end). Inlined into
- * each instruction-set clone and built with -ffp-contract=off, so every clone gives the
- * same bits. */
+/* The kernel of width W (pw_kernel.h) at the 4 stencil nodes in double (the quadratic's
+ * fourth weight 0): the stencil form of pw_kernel.h (polynomials in t = fu - 1 or
+ * fu - 1/2, one rounding by 1/6, 1/2 or 1/(2h) at the end). Inlined into each
+ * instruction-set clone and built with -ffp-contract=off, so every clone gives the same
+ * bits. W is a constant where it is inlined (loops.h, PW_STENCIL_CALL). */
 PW_BSPLINE_STENCIL_DEFINE(pw_bspline_stencil4d, v4d, double, PW_BSPLINE_LANES4)
 
 static inline __attribute__((always_inline)) void pw_pstep_expand(const pw_ploc *l, double inv_h,
-                                                                  pw_pstep *q)
+                                                                  pw_pstep *q, const int W)
 {
     double half_inv_h = 0.5 * inv_h;
     for (int ax = 0; ax < 3; ax++) {
-        double t = l->fu[ax] - 1.0; /* exact: fu in [1, 2) */
+        double t = l->fu[ax] - pw_stencil_t_origin(W); /* exact: fu in [t0, t0 + 1) */
         v4d tv = {t, t, t, t}, w, dw;
-        pw_bspline_stencil4d(&tv, 1.0 / 6.0, half_inv_h, &w, &dw);
+        pw_bspline_stencil4d(&tv, W, W == PW_STENCIL_CUBIC ? 1.0 / 6.0 : 0.5, half_inv_h, &w,
+                             &dw);
         __builtin_memcpy(q->w[ax], &w, sizeof w);
         __builtin_memcpy(q->dw[ax], &dw, sizeof dw);
         q->fu[ax] = l->fu[ax];

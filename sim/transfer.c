@@ -135,8 +135,8 @@ static void place_home(const pw_sim *s, uint32_t home, void *ctx)
         double u[3] = {(pt->x[p].x - g->origin.x) * g->inv_h, (pt->x[p].y - g->origin.y) * g->inv_h,
                        (pt->x[p].z - g->origin.z) * g->inv_h};
         for (int a = 0; a < 3; a++) {
-            int base = (int)floor(u[a]) - 1; /* the stencil's first node */
-            q->fu[a] = u[a] - (double)base;   /* exact, in [1, 2) */
+            int base = (int)pw_stencil_first(u[a], g->stencil); /* the stencil's first node */
+            q->fu[a] = u[a] - (double)base; /* exact, in [1, 2) or [1/2, 3/2) */
             /* the sort put p in the home block of this base node (positions stay inside
              * the domain, so grid.c's clamp of the base is never taken): the stencil
              * stays in the local box */
@@ -183,7 +183,7 @@ static void offset_weighted(const pw_pstep *q, pw_pstep *qa)
 }
 
 /* node (momentum, mass) += m_p w_ip (v_p + C_p (x_i - x_p), 1) over one home block */
-BOX_CLONES static void p2g_home(const pw_sim *s, uint32_t home, void *ctx)
+BOX_INLINE void p2g_home_w(const pw_sim *s, uint32_t home, void *ctx, const int W)
 {
     const int wide = s->wide; /* the simulation's kernel form (box.h) */
     (void)ctx;
@@ -194,7 +194,7 @@ BOX_CLONES static void p2g_home(const pw_sim *s, uint32_t home, void *ctx)
     box_zero(&out);
     for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
         pw_pstep qs;
-        pw_pstep_expand(&s->ps[p], g->inv_h, &qs);
+        pw_pstep_expand(&s->ps[p], g->inv_h, &qs, W);
         const pw_pstep *q = &qs;
         pw_vec4 *base = &out.node[box_base(q)];
         double mp = pt->m[p];
@@ -206,10 +206,10 @@ BOX_CLONES static void p2g_home(const pw_sim *s, uint32_t home, void *ctx)
             offset_weighted(q, &qa);
             double B[9];
             memcpy(B, m3_scale(hC, mp).m, sizeof B);
-            box_scatter(wide, base, &qa, B);
+            box_scatter(wide, base, &qa, B, W);
         }
         pw_vec4 val = {mp * v0.x, mp * v0.y, mp * v0.z, mp};
-        box_scatter_value(wide, base, q, &val);
+        box_scatter_value(wide, base, q, &val, W);
     }
     const uint32_t *nb = g->nbr[home];
     for (int d = 0; d < 8; d++) {
@@ -221,6 +221,11 @@ BOX_CLONES static void p2g_home(const pw_sim *s, uint32_t home, void *ctx)
             g->m[first + l] += a->pad;
         }
     }
+}
+
+BOX_CLONES static void p2g_home(const pw_sim *s, uint32_t home, void *ctx)
+{
+    PW_STENCIL_CALL(&s->grid, p2g_home_w, s, home, ctx);
 }
 
 void pw_mpm_p2g(pw_sim *s)
@@ -256,7 +261,7 @@ static int in_body(const pw_particles *pt, size_t p, uint32_t body)
     return body == PW_ALL_BODIES || pw_particles_body_of(pt, pt->id[p]) == body;
 }
 
-BOX_CLONES static void volumes_home(const pw_sim *s, uint32_t home, void *ctx)
+BOX_INLINE void volumes_home_w(const pw_sim *s, uint32_t home, void *ctx, const int W)
 {
     const int wide = s->wide; /* the simulation's kernel form (box.h) */
     const volumes_ctx *vc = ctx;
@@ -268,10 +273,10 @@ BOX_CLONES static void volumes_home(const pw_sim *s, uint32_t home, void *ctx)
     for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
         if (pt->V0[p] > 0 || !in_body(pt, p, vc->body)) continue;
         pw_pstep qs;
-        pw_pstep_expand(&s->ps[p], g->inv_h, &qs);
+        pw_pstep_expand(&s->ps[p], g->inv_h, &qs, W);
         const pw_pstep *q = &qs;
         pw_vec4 rho;
-        box_gather_value(wide, &m.node[box_base(q)], q, &rho);
+        box_gather_value(wide, &m.node[box_base(q)], q, &rho, W);
         /* rho_p^0 = sum_i m_i w_ip / h^3 is the density where the particle is now; a
          * particle added with an Fe other than I is compressed by it already, so its rest
          * volume is J_E larger (settled seeds bring their V0; this keeps any other exact) */
@@ -279,10 +284,15 @@ BOX_CLONES static void volumes_home(const pw_sim *s, uint32_t home, void *ctx)
     }
 }
 
+BOX_CLONES static void volumes_home(const pw_sim *s, uint32_t home, void *ctx)
+{
+    PW_STENCIL_CALL(&s->grid, volumes_home_w, s, home, ctx);
+}
+
 /* node mass += m_p w_ip over one home block's particles of one body: P2G's mass
  * (p2g_home) restricted to the body, in the same order, so that a node no other body
  * reaches gets P2G's bits */
-BOX_CLONES static void body_mass_home(const pw_sim *s, uint32_t home, void *ctx)
+BOX_INLINE void body_mass_home_w(const pw_sim *s, uint32_t home, void *ctx, const int W)
 {
     const int wide = s->wide;
     const volumes_ctx *vc = ctx;
@@ -293,9 +303,9 @@ BOX_CLONES static void body_mass_home(const pw_sim *s, uint32_t home, void *ctx)
     for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
         if (!in_body(pt, p, vc->body)) continue;
         pw_pstep qs;
-        pw_pstep_expand(&s->ps[p], g->inv_h, &qs);
+        pw_pstep_expand(&s->ps[p], g->inv_h, &qs, W);
         pw_vec4 val = {0, 0, 0, pt->m[p]};
-        box_scatter_value(wide, &out.node[box_base(&qs)], &qs, &val);
+        box_scatter_value(wide, &out.node[box_base(&qs)], &qs, &val, W);
     }
     const uint32_t *nb = g->nbr[home];
     for (int d = 0; d < 8; d++) {
@@ -303,6 +313,11 @@ BOX_CLONES static void body_mass_home(const pw_sim *s, uint32_t home, void *ctx)
         int o = box_block_origin(d);
         for (int l = 0; l < PW_BLOCK_NODES; l++) vc->m[first + l] += out.node[box_at(o, l)].pad;
     }
+}
+
+BOX_CLONES static void body_mass_home(const pw_sim *s, uint32_t home, void *ctx)
+{
+    PW_STENCIL_CALL(&s->grid, body_mass_home_w, s, home, ctx);
 }
 
 /* 1 when a stepped particle of body b has no rest volume yet */
@@ -345,12 +360,13 @@ static mat3 displaced_Fe(const pw_sim *s, size_t p, const vec3 *dx)
 {
     /* node by node: this serves only the force and energy tests (dx != NULL) */
     pw_pstep qs;
-    pw_pstep_expand(&s->ps[p], s->grid.inv_h, &qs);
+    const int W = s->grid.stencil;
+    pw_pstep_expand(&s->ps[p], s->grid.inv_h, &qs, W);
     const pw_pstep *q = &qs;
     mat3 G = m3_zero();
-    for (int c = 0; c < 4; c++)
-        for (int b = 0; b < 4; b++)
-            for (int a = 0; a < 4; a++) {
+    for (int c = 0; c < W; c++)
+        for (int b = 0; b < W; b++)
+            for (int a = 0; a < W; a++) {
                 vec3 grad = v3(q->dw[0][a] * q->w[1][b] * q->w[2][c], q->w[0][a] * q->dw[1][b] * q->w[2][c],
                                q->w[0][a] * q->w[1][b] * q->dw[2][c]);
                 G = m3_add(G, m3_outer(dx[pw_stencil_node(&s->grid, &s->ps[p], a, b, c)], grad));
@@ -373,7 +389,7 @@ static void force_matrix(const pw_sim *s, size_t p, const vec3 *dx, double B9[9]
 }
 
 /* f_i += B grad w_ip over the particles of one home block */
-BOX_CLONES static void forces_home(const pw_sim *s, uint32_t home, void *dx)
+BOX_INLINE void forces_home_w(const pw_sim *s, uint32_t home, void *dx, const int W)
 {
     const int wide = s->wide; /* the simulation's kernel form (box.h) */
     const pw_grid *g = &s->grid;
@@ -381,13 +397,18 @@ BOX_CLONES static void forces_home(const pw_sim *s, uint32_t home, void *dx)
     box_zero(&out);
     for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
         pw_pstep qs;
-        pw_pstep_expand(&s->ps[p], g->inv_h, &qs);
+        pw_pstep_expand(&s->ps[p], g->inv_h, &qs, W);
         const pw_pstep *q = &qs;
         double B[9];
         force_matrix(s, p, dx, B);
-        box_scatter(wide, &out.node[box_base(q)], q, B);
+        box_scatter(wide, &out.node[box_base(q)], q, B, W);
     }
     box_add_to_vec3(g, home, &out, g->f);
+}
+
+BOX_CLONES static void forces_home(const pw_sim *s, uint32_t home, void *dx)
+{
+    PW_STENCIL_CALL(&s->grid, forces_home_w, s, home, dx);
 }
 
 void pw_mpm_grid_forces(pw_sim *s, const vec3 *dx)
@@ -456,7 +477,7 @@ static pw_plastic_law law_of(const pw_sim *s, size_t p, friction_trig *trig)
     return L;
 }
 
-BOX_CLONES static void deformation_home(const pw_sim *s, uint32_t home, void *ctx)
+BOX_INLINE void deformation_home_w(const pw_sim *s, uint32_t home, void *ctx, const int W)
 {
     const int wide = s->wide; /* the simulation's kernel form (box.h) */
     const deformation_ctx *dc = ctx;
@@ -481,15 +502,15 @@ BOX_CLONES static void deformation_home(const pw_sim *s, uint32_t home, void *ct
         for (int k = 0; k < n; k++) {
             size_t p = p0 + (size_t)k;
             pw_pstep q;
-            pw_pstep_expand(&s->ps[p], g->inv_h, &q);
+            pw_pstep_expand(&s->ps[p], g->inv_h, &q, W);
             mat3 grad_v; /* sum_i v_i grad w_ip^T */
             double g9[9];
-            box_gather(wide, &v.node[box_base(&q)], &q, g9);
+            box_gather(wide, &v.node[box_base(&q)], &q, g9, W);
             memcpy(grad_v.m, g9, sizeof g9);
             Fe_hat[k] = m3_mul(m3_add(m3_identity(), m3_scale(grad_v, dc->dt)), pt->Fe[p]);
             if (pt->laws && (pt->law[p] & PW_LAW_DENSITY_HARDENING)) {
                 pw_vec4 rho;
-                box_gather_value(wide, &mass.node[box_base(&q)], &q, &rho);
+                box_gather_value(wide, &mass.node[box_base(&q)], &q, &rho, W);
                 pt->rho_rest[p] = rho.x * inv_h3 * fabs(m3_det(pt->Fe[p]));
             }
             if (s->fe_svd_valid) V_prev[k] = pw_quat_to_rotation(s->fe_svd[p].qV);
@@ -521,6 +542,11 @@ BOX_CLONES static void deformation_home(const pw_sim *s, uint32_t home, void *ct
     dc->first_bad[home] = bad;
 }
 
+BOX_CLONES static void deformation_home(const pw_sim *s, uint32_t home, void *ctx)
+{
+    PW_STENCIL_CALL(&s->grid, deformation_home_w, s, home, ctx);
+}
+
 size_t pw_mpm_update_deformation(pw_sim *s, double dt)
 {
     const pw_grid *g = &s->grid;
@@ -535,7 +561,7 @@ size_t pw_mpm_update_deformation(pw_sim *s, double dt)
 /* ---- 8. G2P ------------------------------------------------------------------ */
 
 /* v_p (PIC/FLIP blend, or APIC with C_p) of the particles of one home block */
-BOX_CLONES static void g2p_home(const pw_sim *s, uint32_t home, void *ctx)
+BOX_INLINE void g2p_home_w(const pw_sim *s, uint32_t home, void *ctx, const int W)
 {
     const int wide = s->wide; /* the simulation's kernel form (box.h) */
     (void)ctx;
@@ -543,24 +569,25 @@ BOX_CLONES static void g2p_home(const pw_sim *s, uint32_t home, void *ctx)
     const pw_particles *pt = &s->pt; /* (the arrays it points to are written) */
     int apic = s->p.transfer == PW_TRANSFER_APIC;
     double alpha = s->p.flip_alpha;
-    double inv_D = 3.0 * g->inv_h * g->inv_h; /* D_p^-1 = 3/h^2 for cubic B-splines */
+    /* D_p^-1 = 3/h^2 for cubic B-splines, 4/h^2 for quadratic (Jiang et al. 2015) */
+    double inv_D = (W == PW_STENCIL_CUBIC ? 3.0 : 4.0) * g->inv_h * g->inv_h;
     pw_box v, v_old;
     box_load_vec3(g, home, g->v, &v);
     if (!apic) box_load_vec3(g, home, g->v_old, &v_old);
     for (size_t p = g->start[home]; p < g->start[home + 1]; p++) {
         pw_pstep qs;
-        pw_pstep_expand(&s->ps[p], g->inv_h, &qs);
+        pw_pstep_expand(&s->ps[p], g->inv_h, &qs, W);
         const pw_pstep *q = &qs;
         int base = box_base(q);
         pw_vec4 pic;
-        box_gather_value(wide, &v.node[base], q, &pic);
+        box_gather_value(wide, &v.node[base], q, &pic, W);
         vec3 v_pic = v3(pic.x, pic.y, pic.z);
         if (apic) {
             /* B_p = sum_i w_ip v_i (x_i - x_p)^T = h (sum_i w_ip v_i (a, b, c)^T - v_pic fu^T) */
             pw_pstep qa;
             offset_weighted(q, &qa);
             double b9[9];
-            box_gather(wide, &v.node[base], &qa, b9);
+            box_gather(wide, &v.node[base], &qa, b9, W);
             mat3 B;
             memcpy(B.m, b9, sizeof b9);
             B = m3_scale(m3_sub(B, m3_outer(v_pic, v3(q->fu[0], q->fu[1], q->fu[2]))), g->h);
@@ -568,11 +595,16 @@ BOX_CLONES static void g2p_home(const pw_sim *s, uint32_t home, void *ctx)
             pt->C[p] = m3_scale(B, inv_D);
         } else {
             pw_vec4 old;
-            box_gather_value(wide, &v_old.node[base], q, &old);
+            box_gather_value(wide, &v_old.node[base], q, &old, W);
             vec3 v_flip = v3_add(pt->v[p], v3_sub(v_pic, v3(old.x, old.y, old.z)));
             pt->v[p] = v3_add(v3_scale(v_pic, 1.0 - alpha), v3_scale(v_flip, alpha));
         }
     }
+}
+
+BOX_CLONES static void g2p_home(const pw_sim *s, uint32_t home, void *ctx)
+{
+    PW_STENCIL_CALL(&s->grid, g2p_home_w, s, home, ctx);
 }
 
 void pw_mpm_g2p(pw_sim *s) { pw_mpm_for_homes(s, g2p_home, NULL); }

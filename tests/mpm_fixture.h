@@ -114,6 +114,18 @@ static inline int fixture_same_file(const char *a, const char *b)
     return same;
 }
 
+/* The interpolation kernel of the run: the cubic, or the one POWDER_TEST_KERNEL names
+ * ("quadratic"): ctest runs the solver's physics tests once with each
+ * (CMakeLists.txt, PW_BOTH_KERNELS), at the same thresholds. Says so once. */
+static inline pw_kernel_kind fixture_kernel(void)
+{
+    static int said = 0;
+    const char *k = getenv("POWDER_TEST_KERNEL");
+    pw_kernel_kind kind = k && !strcmp(k, "quadratic") ? PW_KERNEL_QUADRATIC : PW_KERNEL_CUBIC;
+    if (!said++) printf("kernel: %s\n", kind == PW_KERNEL_QUADRATIC ? "quadratic" : "cubic");
+    return kind;
+}
+
 /* Small-domain params for tests: no gravity, given h and box. */
 static inline void fixture_params(pw_sim_params *p, double h, vec3 lo, vec3 hi)
 {
@@ -122,6 +134,7 @@ static inline void fixture_params(pw_sim_params *p, double h, vec3 lo, vec3 hi)
     p->domain_min = lo;
     p->domain_max = hi;
     p->gravity = v3_zero();
+    p->kernel = fixture_kernel();
 }
 
 /* A floor at y = 0 with Coulomb friction mu: the ground most solver tests stand on. */

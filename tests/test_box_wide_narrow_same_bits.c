@@ -14,7 +14,8 @@
  * (AVX-512, AVX2, the baseline), 4000 particles each: the stencil's place in the box
  * (offsets 0-3 per axis) at random, weights expanded from a random place (half the
  * cases) or arbitrary (P2G and G2P also pass k N_k as the derivative weights), node
- * values and B of mixed signs and magnitudes (1e-3 to 1e3), the pad lane included. */
+ * values and B of mixed signs and magnitudes (1e-3 to 1e3), the pad lane included; for
+ * both kernels (the cubic's stencil of 4 nodes a row and column, the quadratic's of 3). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,7 @@ typedef struct {
     pw_box box;          /* node values, gathered from and scattered into */
     pw_box out[2];       /* the scatter's result per form: [0] narrow, [1] wide */
     pw_pstep q;
+    int W;               /* the kernel's stencil width (pw_kernel.h) */
     double B[9];
     pw_vec4 val;
 } kcase;
@@ -36,27 +38,35 @@ typedef struct {
 } kdiff;
 
 /* Both forms of every kernel on one case (inlined into each instruction set's caller). */
-BOX_INLINE void compare_forms(kcase *c, kdiff *d)
+BOX_INLINE void compare_forms_w(kcase *c, kdiff *d, const int W)
 {
     const pw_vec4 *in = &c->box.node[box_base(&c->q)];
     double G[2][9];
     pw_vec4 v[2];
     for (int wide = 0; wide < 2; wide++) {
-        box_gather(wide, in, &c->q, G[wide]);
-        box_gather_value(wide, in, &c->q, &v[wide]);
+        box_gather(wide, in, &c->q, G[wide], W);
+        box_gather_value(wide, in, &c->q, &v[wide], W);
     }
     d->G = memcmp(G[0], G[1], sizeof G[0]) != 0;
     d->value = memcmp(&v[0], &v[1], sizeof v[0]) != 0;
     for (int wide = 0; wide < 2; wide++) {
         c->out[wide] = c->box;
-        box_scatter(wide, &c->out[wide].node[box_base(&c->q)], &c->q, c->B);
+        box_scatter(wide, &c->out[wide].node[box_base(&c->q)], &c->q, c->B, W);
     }
     d->scatter = memcmp(&c->out[0], &c->out[1], sizeof c->out[0]) != 0;
     for (int wide = 0; wide < 2; wide++) {
         c->out[wide] = c->box;
-        box_scatter_value(wide, &c->out[wide].node[box_base(&c->q)], &c->q, &c->val);
+        box_scatter_value(wide, &c->out[wide].node[box_base(&c->q)], &c->q, &c->val, W);
     }
     d->scatter_value = memcmp(&c->out[0], &c->out[1], sizeof c->out[0]) != 0;
+}
+
+BOX_INLINE void compare_forms(kcase *c, kdiff *d)
+{
+    if (c->W == PW_STENCIL_QUADRATIC)
+        compare_forms_w(c, d, PW_STENCIL_QUADRATIC);
+    else
+        compare_forms_w(c, d, PW_STENCIL_CUBIC);
 }
 
 #if defined(BOX_HAVE_CLONES)
@@ -86,10 +96,10 @@ static void draw(kcase *c, unsigned long long *st)
     pw_ploc l;
     memset(&l, 0, sizeof l);
     for (int ax = 0; ax < 3; ax++) {
-        l.fu[ax] = rnd_range(st, 1, 2);
+        l.fu[ax] = pw_stencil_t_origin(c->W) + rnd_range(st, 0, 1);
         l.off[ax] = (uint8_t)(rnd_uniform(st) * 4);
     }
-    pw_pstep_expand(&l, 1.0 / rnd_range(st, 0.005, 0.05), &c->q);
+    pw_pstep_expand(&l, 1.0 / rnd_range(st, 0.005, 0.05), &c->q, c->W);
     if (rnd_uniform(st) < 0.5) /* arbitrary weights */
         for (int ax = 0; ax < 3; ax++)
             for (int k = 0; k < 4; k++) {
@@ -106,6 +116,7 @@ static void check_isa(void (*compare)(kcase *, kdiff *), const char *isa, kcase 
     unsigned long long st = 777;
     int n = 4000, bad[4] = {0, 0, 0, 0};
     for (int k = 0; k < n; k++) {
+        c->W = k % 2 ? PW_STENCIL_QUADRATIC : PW_STENCIL_CUBIC;
         draw(c, &st);
         kdiff d;
         compare(c, &d);
@@ -114,7 +125,7 @@ static void check_isa(void (*compare)(kcase *, kdiff *), const char *isa, kcase 
         bad[2] += d.value;
         bad[3] += d.scatter_value;
     }
-    printf("%s: %d particles; forms differ in gather %d, scatter %d, value gather %d, value "
+    printf("%s: %d particles (half each kernel); forms differ in gather %d, scatter %d, value gather %d, value "
            "scatter %d\n", isa, n, bad[0], bad[1], bad[2], bad[3]);
     CHECK(bad[0] == 0, "%s: gather: wide and narrow differ for %d of %d particles", isa, bad[0], n);
     CHECK(bad[1] == 0, "%s: scatter: wide and narrow differ for %d of %d particles", isa, bad[1], n);

@@ -9,7 +9,8 @@
  *     Hessian action also sums to zero, so momentum moves only by the solver's
  *     residual; 1e-9 relative.
  *  4. APIC angular momentum over P2G then G2P for a spinning body: particle
- *     L = sum_p m_p (x_p x v_p + (h^2/3) eps : C_p^T), grid L = sum_i m_i x_i x v_i;
+ *     L = sum_p m_p (x_p x v_p + D eps : C_p^T) with D = h^2/3 (cubic) or h^2/4
+ *     (quadratic), grid L = sum_i m_i x_i x v_i;
  *     both transfers preserve it exactly in exact arithmetic (Jiang et al. 2015), to
  *     1e-6 relative here (rounding is ~1e-14; the margin covers the x_i - x_p terms). */
 #include "check.h"
@@ -26,10 +27,10 @@ static vec3 momentum(const pw_sim *s)
     return P;
 }
 
-/* particle angular momentum including APIC's affine part: eps_abc C_cb h^2/3 */
+/* particle angular momentum including APIC's affine part: eps_abc C_cb D */
 static vec3 angular_particles(const pw_sim *s)
 {
-    double D = s->p.h * s->p.h / 3.0;
+    double D = s->p.h * s->p.h / (s->p.kernel == PW_KERNEL_QUADRATIC ? 4.0 : 3.0);
     vec3 L = v3_zero();
     for (size_t p = 0; p < s->pt.n; p++) {
         vec3 aff = v3_zero(); /* (PIC/FLIP holds no C) */

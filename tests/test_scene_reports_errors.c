@@ -72,6 +72,8 @@ static const error_case cases[] = {
     {"3.8", FR, FR ", \"start\": 1.5", {"frames.start = 1.5", "must be an integer"}},
     {"3.9", SIM, "\"transfer\": \"flip\", " SIM,
      {"sim.transfer: \"flip\" is not one of \"pic_flip\", \"apic\""}},
+    {"3.9b", SIM, "\"kernel\": \"linear\", " SIM,
+     {"sim.kernel: \"linear\" is not one of \"cubic\", \"quadratic\""}},
     {"3.10", REND, "\"compression\": \"dwaa\", " REND, {"render.compression", "\"zip\", \"piz\""}},
     {"3.11", REND, "\"aovs\": [\"normal\"], " REND, {"render.aovs[0]", "\"depth\", \"albedo\""}},
     {"3.12", REND, "\"aovs\": [\"depth\", \"depth\"], " REND, {"render.aovs[1]", "twice"}},

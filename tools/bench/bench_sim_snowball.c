@@ -7,7 +7,11 @@
  *   bench_sim_snowball [--frames N] [--particles N] [--threads N] [--speed V]
  *                      [--tolerance T] [--save FILE] [--compare FILE] [--cache FILE]
  *                      [--kernels REPS] [--sweep] [--law 2013|durable|density]
+ *                      [--kernel cubic|quadratic] [--beta B]
  *
+ * --kernel picks the interpolation kernel (sim.kernel; the cubic by default) and --beta
+ * the time integration (1, the default: backward Euler; 0: explicit, with the elastic
+ * bound at courant 0.5);
  * --tolerance sets cr_tolerance; --save writes the final positions (by particle id,
  * doubles) and --compare reports the largest and RMS distance to a saved run, to see
  * what a solver change or tolerance does to the result; --kernels times the step's
@@ -67,6 +71,8 @@ static double rand01(uint64_t *s)
 }
 
 static const char *law_name = "2013"; /* --law */
+static pw_kernel_kind kernel_kind = PW_KERNEL_CUBIC; /* --kernel */
+static double beta = 1.0;                             /* --beta */
 
 /* A jittered lattice of 8 particles per cell inside the sphere (Table 2 material, under
  * the law --law names). */
@@ -105,6 +111,10 @@ static pw_sim *snowball_sim(int threads, double tolerance, double particles, dou
     pw_sim_params p;
     pw_sim_params_default(&p); /* h 0.01, 6 x 3 x 6 m, beta 1, dt_max 5e-4 */
     p.threads = threads;
+    p.kernel = kernel_kind;
+    p.beta = beta;
+    if (beta == 0) p.courant = 0.5; /* an explicit step is stable only below the elastic
+                                       wave's crossing time of a cell */
     if (tolerance > 0) p.cr_tolerance = tolerance;
     pw_error err = {0};
     pw_sim *s = pw_sim_create(&p, &err);
@@ -304,10 +314,16 @@ int main(int argc, char **argv)
                  (!strcmp(argv[k + 1], "2013") || !strcmp(argv[k + 1], "durable") ||
                   !strcmp(argv[k + 1], "density")))
             law_name = argv[k + 1];
+        else if (!strcmp(argv[k], "--kernel") &&
+                 (!strcmp(argv[k + 1], "cubic") || !strcmp(argv[k + 1], "quadratic")))
+            kernel_kind = strcmp(argv[k + 1], "cubic") ? PW_KERNEL_QUADRATIC : PW_KERNEL_CUBIC;
+        else if (!strcmp(argv[k], "--beta") && atof(argv[k + 1]) >= 0 && atof(argv[k + 1]) <= 1)
+            beta = atof(argv[k + 1]);
         else {
             fprintf(stderr, "usage: %s [--frames N] [--particles N] [--threads N] [--speed V] "
                             "[--tolerance T] [--save FILE] [--compare FILE] [--cache FILE.pwc] "
-                            "[--kernels REPS] [--sweep] [--law 2013|durable|density]\n",
+                            "[--kernels REPS] [--sweep] [--law 2013|durable|density] "
+                            "[--kernel cubic|quadratic] [--beta B]\n",
                     argv[0]);
             return 2;
         }
@@ -319,8 +335,9 @@ int main(int argc, char **argv)
     pw_sim *s = snowball_sim(threads, tolerance, particles > 0 ? particles : 3e5, speed, &count, &r);
     if (!s) return 1;
     pw_error err = {0};
-    printf("snowball: %zu particles, radius %.4f m, h %.3g m, %d frames at 24 fps\n", count, r,
-           s->p.h, frames);
+    printf("snowball: %zu particles, radius %.4f m, h %.3g m, %d frames at 24 fps, %s kernel, "
+           "beta %g\n", count, r, s->p.h, frames,
+           kernel_kind == PW_KERNEL_CUBIC ? "cubic" : "quadratic", s->p.beta);
     double t_total = 0, cpu_total = 0;
     uint64_t steps_total = 0;
     for (int f = 1; f <= frames; f++) {
