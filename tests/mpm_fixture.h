@@ -126,6 +126,13 @@ static inline pw_kernel_kind fixture_kernel(void)
     return kind;
 }
 
+/* What a test's files carry in their names for the kernel, so that the runs of both
+ * kernels (which ctest may run at once) never share a file: "" or "_quadratic". */
+static inline const char *fixture_kernel_tag(void)
+{
+    return fixture_kernel() == PW_KERNEL_QUADRATIC ? "_quadratic" : "";
+}
+
 /* Small-domain params for tests: no gravity, given h and box. */
 static inline void fixture_params(pw_sim_params *p, double h, vec3 lo, vec3 hi)
 {

@@ -13,7 +13,8 @@
 /* The default build's frames: <tmp>/sim_det_<transfer>_t1.pwc */
 static inline void ball_cache_path(char *out, size_t n, int transfer, const char *tag)
 {
-    snprintf(out, n, "%s/sim_det_%d_%s.pwc", POWDER_TEST_TMP, transfer, tag);
+    snprintf(out, n, "%s/sim_det_%d_%s%s.pwc", POWDER_TEST_TMP, transfer, tag,
+             fixture_kernel_tag());
 }
 
 /* The loops' policy of the runs (pw_sim_params.kernel_width, steal_first): results must

@@ -300,10 +300,10 @@ static int same_file(const char *a, const char *b) { return fixture_same_file(a,
 static void resume_and_threads(void)
 {
     char a[4096], b[4096], c[4096], mid[4096];
-    snprintf(a, sizeof a, "%s/rest_a.pwc", POWDER_TEST_TMP);
-    snprintf(b, sizeof b, "%s/rest_b.pwc", POWDER_TEST_TMP);
-    snprintf(c, sizeof c, "%s/rest_c.pwc", POWDER_TEST_TMP);
-    snprintf(mid, sizeof mid, "%s/rest_mid.pwc", POWDER_TEST_TMP);
+    snprintf(a, sizeof a, "%s/rest_a%s.pwc", POWDER_TEST_TMP, fixture_kernel_tag());
+    snprintf(b, sizeof b, "%s/rest_b%s.pwc", POWDER_TEST_TMP, fixture_kernel_tag());
+    snprintf(c, sizeof c, "%s/rest_c%s.pwc", POWDER_TEST_TMP, fixture_kernel_tag());
+    snprintf(mid, sizeof mid, "%s/rest_mid%s.pwc", POWDER_TEST_TMP, fixture_kernel_tag());
     pw_error err = {0};
     pw_sim *one = bed(1, 1, 0.5 * H, 0), *two = bed(1, 2, 0.5 * H, 0);
     pw_sim *resumed = bed(1, 2, 0.5 * H, 0);

@@ -43,9 +43,12 @@ int main(void)
     pw_error err = {0};
     char straight[512], half[512], resumed[512];
     for (int transfer = 0; transfer < 2; transfer++) {
-        snprintf(straight, sizeof straight, "%s/sim_resume_%d_straight.pwc", POWDER_TEST_TMP, transfer);
-        snprintf(half, sizeof half, "%s/sim_resume_%d_f2.pwc", POWDER_TEST_TMP, transfer);
-        snprintf(resumed, sizeof resumed, "%s/sim_resume_%d_resumed.pwc", POWDER_TEST_TMP, transfer);
+        snprintf(straight, sizeof straight, "%s/sim_resume_%d_straight%s.pwc", POWDER_TEST_TMP, transfer,
+                 fixture_kernel_tag());
+        snprintf(half, sizeof half, "%s/sim_resume_%d_f2%s.pwc", POWDER_TEST_TMP, transfer,
+                 fixture_kernel_tag());
+        snprintf(resumed, sizeof resumed, "%s/sim_resume_%d_resumed%s.pwc", POWDER_TEST_TMP, transfer,
+                 fixture_kernel_tag());
         pw_sim *a = make((pw_transfer)transfer, h);
         add_ball(a, h);
         for (int f = 1; f <= 4; f++)
