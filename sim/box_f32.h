@@ -122,11 +122,11 @@ BOX_INLINE void box_f32_add_to(const pw_grid *g, uint32_t home, const pw_box_f32
 
 /* The four nodes of a row summed, (node 0 + node 2) + (node 1 + node 3), from the
  * halves' sum lo + hi. */
-BOX_INLINE v4f fold_nodes(v8f v)
+BOX_INLINE v4f fold_nodes(const v8f *v) /* (by address, as box.h says why) */
 {
     v4f a, b;
-    memcpy(&a, &v, sizeof a);
-    memcpy(&b, (const char *)&v + sizeof a, sizeof b);
+    memcpy(&a, v, sizeof a);
+    memcpy(&b, (const char *)v + sizeof a, sizeof b);
     return a + b;
 }
 
@@ -153,9 +153,9 @@ BOX_INLINE void box_f32_gather(const float (*base)[4], const pw_weights_f32 *f, 
             u_dw[h] += t_dw[h] * f->w[2][c];
         }
     }
-    v4f gx = fold_nodes(u_ww[0] * f->dwx[0] + u_ww[1] * f->dwx[1]);
-    v4f gy = fold_nodes(u_dw[0] * f->wx[0] + u_dw[1] * f->wx[1]);
-    v4f gz = fold_nodes(u_wd[0] * f->wx[0] + u_wd[1] * f->wx[1]);
+    const v8f sx = u_ww[0] * f->dwx[0] + u_ww[1] * f->dwx[1],
+              sy = u_dw[0] * f->wx[0] + u_dw[1] * f->wx[1], sz = u_wd[0] * f->wx[0] + u_wd[1] * f->wx[1];
+    v4f gx = fold_nodes(&sx), gy = fold_nodes(&sy), gz = fold_nodes(&sz);
     for (int i = 0; i < 3; i++) {
         G[3 * i] = gx[i];
         G[3 * i + 1] = gy[i];
