@@ -46,20 +46,6 @@ static inline double pw_bspline_deriv(double x)
     return 0.0;
 }
 
-/* The 4 weights along one axis for a point at grid coordinate u = x/h: the nodes are
- * base, base+1, base+2, base+3 with base = floor(u) - 1; w[k] = N(u - (base+k)) and
- * dw[k] = N'(u - (base+k)) / h (gradient in world units). Returns base. */
-static inline int pw_bspline_weights(double u, double inv_h, double w[4], double dw[4])
-{
-    int base = (int)floor(u) - 1;
-    for (int k = 0; k < 4; k++) {
-        double d = u - (double)(base + k);
-        w[k] = pw_bspline(d);
-        if (dw) dw[k] = pw_bspline_deriv(d) * inv_h;
-    }
-    return base;
-}
-
 /* The quadratic B-spline (sim.kernel "quadratic"), C1, support 3 nodes per axis:
  *   N2(x) = 3/4 - x^2                 for 0 <= |x| < 1/2
  *         = 1/2 (3/2 - |x|)^2         for 1/2 <= |x| < 3/2
@@ -109,7 +95,7 @@ static inline double pw_kernel_dN(int W, double x)
     return W == PW_STENCIL_CUBIC ? pw_bspline_deriv(x) : pw_bspline2_deriv(x);
 }
 
-/* pw_bspline_weights for either kernel: w[k], dw[k] for k < W, and 0 for W <= k < 4
+/* The weights of either kernel along one axis: w[k], dw[k] for k < W, and 0 for W <= k < 4
  * (a quadratic stencil padded to the cubic's four). Returns the first node. */
 static inline int pw_kernel_weights(int W, double u, double inv_h, double w[4], double dw[4])
 {
@@ -120,6 +106,14 @@ static inline int pw_kernel_weights(int W, double u, double inv_h, double w[4], 
         if (dw) dw[k] = k < W ? pw_kernel_dN(W, d) * inv_h : 0.0;
     }
     return base;
+}
+
+/* The cubic's 4 weights along one axis for a point at grid coordinate u = x/h: the nodes
+ * are base, base+1, base+2, base+3 with base = floor(u) - 1; w[k] = N(u - (base+k)) and
+ * dw[k] = N'(u - (base+k)) / h (gradient in world units). Returns base. */
+static inline int pw_bspline_weights(double u, double inv_h, double w[4], double dw[4])
+{
+    return pw_kernel_weights(PW_STENCIL_CUBIC, u, inv_h, w, dw);
 }
 
 /* ---- the stencil form ---------------------------------------------------------------
