@@ -376,12 +376,12 @@ void pw_denoise_params_default(pw_denoise_params *p)
 {
     p->radius = 6;
     p->patch = 1;
-    p->k_color = 0.5;
+    p->k_color = 0.7;
     p->sigma_albedo = 0.05;
     p->sigma_normal = 0.5;
     p->sigma_depth = 0.1;
     p->sigma_alpha = 0.2;
-    p->sigma_sun = 0.2;
+    p->sigma_sun = 0.1;
     p->threads = 0;
 }
 

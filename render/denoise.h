@@ -33,20 +33,21 @@ typedef struct {
     const float *normal_var;   /* 1 per pixel: mean over the components, or NULL (0) */
     const float *depth;        /* 1 per pixel [m]; INFINITY where nothing was met, or NULL */
     const float *depth_var;    /* 1 per pixel [m^2], or NULL (0) */
-    const float *sun;          /* 1 per pixel: the sun's mean transmittance from the first
-                                  events (what shades snow's relief), or NULL */
+    const float *sun;          /* 1 per pixel: the sun's mean transmittance from where the
+                                  pixel's rays enter the snow (what shades its relief), or
+                                  NULL */
     const float *sun_var;      /* 1 per pixel, or NULL (0) */
 } pw_denoise_input;
 
 typedef struct {
     int radius;          /* search window half-width [px] (6); 0 returns the input */
     int patch;           /* patch half-width [px] (1) */
-    double k_color;      /* colour weight's tolerance in standard deviations (0.5) */
+    double k_color;      /* colour weight's tolerance in standard deviations (0.7) */
     double sigma_albedo; /* albedo difference [-] at which a weight falls to 1/e (0.05) */
     double sigma_normal; /* normal difference (chord length) for 1/e (0.5) */
     double sigma_depth;  /* relative depth difference for 1/e (0.1) */
     double sigma_alpha;  /* coverage difference for 1/e (0.2) */
-    double sigma_sun;    /* sun transmittance difference for 1/e (0.2) */
+    double sigma_sun;    /* sun transmittance difference for 1/e (0.1) */
     int threads;         /* 0 = OpenMP default */
 } pw_denoise_params;
 

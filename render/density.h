@@ -169,4 +169,10 @@ double pw_medium_transmittance(const struct pw_density *d, double sigma_per_rho,
                                vec3 dir, double tmin, double tmax, double rr_threshold,
                                pw_rng *rng);
 
+/* The optical depth over (tmin, tmax) by the midpoint rule in steps of at most step [m],
+ * deterministic; stops where it reaches tau_stop (setting *t_stop there, else INFINITY). */
+double pw_medium_optical_depth(const struct pw_density *d, double sigma_per_rho, vec3 o,
+                               vec3 dir, double tmin, double tmax, double step,
+                               double tau_stop, double *t_stop);
+
 #endif

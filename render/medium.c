@@ -191,3 +191,32 @@ double pw_medium_transmittance(const struct pw_density *d, double sigma_per_rho,
         return 0.0;
     return s.T;
 }
+
+/* ---- deterministic optical depth (the denoiser's guides) ---------------------------- */
+
+double pw_medium_optical_depth(const struct pw_density *d, double sigma_per_rho, vec3 o,
+                               vec3 dir, double tmin, double tmax, double step,
+                               double tau_stop, double *t_stop)
+{
+    if (t_stop) *t_stop = INFINITY;
+    if (!d || !(sigma_per_rho > 0) || d->nbricks == 0 || !(tmax > tmin) || !(step > 0))
+        return 0.0;
+    pw_brick_walk w;
+    pw_brick_walk_init(&w, d, o, dir, tmin, tmax);
+    double t0, t1, rho_max, tau = 0.0;
+    while (pw_brick_walk_next(&w, &t0, &t1, &rho_max)) {
+        if (!(rho_max > 0) || !w.rho) continue;
+        int n = (int)ceil((t1 - t0) / step);
+        double dt = (t1 - t0) / n;
+        for (int i = 0; i < n; i++) {
+            double tm = t0 + (i + 0.5) * dt;
+            double dtau = sigma_per_rho * pw_brick_walk_lookup(&w, v3_madd(o, dir, tm)) * dt;
+            if (tau + dtau >= tau_stop) {
+                if (t_stop) *t_stop = t0 + i * dt + dt * (tau_stop - tau) / dtau;
+                return tau_stop;
+            }
+            tau += dtau;
+        }
+    }
+    return tau;
+}

@@ -33,6 +33,13 @@
 /* Offset of ray origins off a surface [m]: well above double rounding at scene scale
  * (< 1e3 m), well below the snow's mean free path (1.4 mm). */
 #define SURFACE_EPS 1e-6
+/* The denoiser's sun guide (sun_guide): the optical depth along the camera ray from which
+ * it looks towards the sun (render/docs/denoiser.md measures 0.05-2), the quadrature's
+ * step in density spacings (the surface's rim is one spacing wide), and the depth past
+ * which the sun is taken as unseen (e^-20). */
+#define GUIDE_TAU 0.35
+#define GUIDE_STEP 0.25
+#define GUIDE_TAU_OPAQUE 20.0
 /* Adaptive sampling (settings.noise_target > 0): every pixel takes noise_min_spp
  * samples, then batches of ADAPTIVE_BATCH until its standard error meets the target;
  * pixels darker than ADAPTIVE_FLOOR_SHARE of the image's mean luminance are held to
@@ -69,8 +76,8 @@ typedef struct {
     double depth;           /* [m] distance to the first event */
     vec3 albedo;            /* albedo of the first event */
     vec3 normal;            /* unit normal at the first event (features only) */
-    double sun_T;           /* the sun's transmittance from the first event, when its
-                               light was sampled there (sun_seen; features only) */
+    double sun_T;           /* the sun's transmittance: sun_guide's (sun_seen 2), else the
+                               first event's shadow ray's (sun_seen 1; features only) */
     int sun_seen;
     uint64_t events;        /* real collisions + surface bounces */
     int cut;                /* ended by max_depth */
@@ -222,6 +229,31 @@ static double nee_probability(const pw_renderer *r, const pw_density *d, vec3 x)
 
 /* ---- one path ---------------------------------------------------------------- */
 
+/* The denoiser's sun feature for a camera ray that enters the snow: the sun's
+ * transmittance, by deterministic quadrature towards the sun's centre, from where the
+ * ray's optical depth reaches GUIDE_TAU. The shadow ray next-event estimation traces from
+ * the sampled first event sees the same relief (a grain in its neighbour's shadow) but
+ * with the noise of the event's depth and of ratio tracking; this one varies only with
+ * the sample's place in the pixel. Returns 0 (no guide) where a surface comes first or the
+ * ray never gets that deep. */
+static int sun_guide(const pw_renderer *r, const instant *in, vec3 o, vec3 dir, double *T)
+{
+    double h = pw_density_spacing(in->d), t_surf = INFINITY, t_in;
+    pw_surface_hit hit;
+    if (in->surf && pw_surfaces_intersect(in->surf, o, dir, 0.0, INFINITY, &hit)) t_surf = hit.t;
+    pw_medium_optical_depth(in->d, r->sigma_per_rho, o, dir, 0.0, t_surf, GUIDE_STEP * h,
+                            GUIDE_TAU, &t_in);
+    if (!(t_in < t_surf)) return 0;
+    vec3 x = v3_madd(o, dir, t_in), wo = r->lights.sun_dir;
+    if (in->surf && pw_surfaces_occluded(in->surf, x, wo, 0.0, INFINITY)) {
+        *T = 0.0;
+        return 1;
+    }
+    *T = exp(-pw_medium_optical_depth(in->d, r->sigma_per_rho, x, wo, 0.0, INFINITY,
+                                      2 * GUIDE_STEP * h, GUIDE_TAU_OPAQUE, NULL));
+    return 1;
+}
+
 /* The denoiser's normal where a camera ray first meets the snow: the direction in which
  * the density falls, by central differences one grid spacing wide (wider than the
  * antialiased rim, so the snow's outline gives one direction across it). Where the
@@ -316,6 +348,9 @@ static void trace_path(const pw_renderer *r, const instant *in, vec3 o, vec3 dir
             res->depth = t;
             res->albedo = albedo;
             if (r->features) res->normal = in_medium ? medium_normal(in->d, x, dir) : lb.n;
+            if (r->features && in_medium && r->lights.has_sun &&
+                sun_guide(r, in, o, dir, &res->sun_T))
+                res->sun_seen = 2; /* the first event's shadow ray leaves it alone */
         }
         if (++res->events > (uint64_t)r->s.max_depth) {
             res->cut = 1;
@@ -325,9 +360,11 @@ static void trace_path(const pw_renderer *r, const instant *in, vec3 o, vec3 dir
         beta = v3_mul(beta, albedo);
         if (max3(beta) <= 0) return;
         double p_nee = in_medium ? nee_probability(r, in->d, x) : 1.0;
+        /* the first event's shadow ray is the sun feature where sun_guide gave none */
+        int first_nee = r->features && res->events == 1 && res->sun_seen != 2;
         if (p_nee >= 1.0 || pw_rng_next(rng) < p_nee)
             res->L = v3_add(res->L, v3_scale(v3_mul(beta, direct_light(r, in, x, &lb, rng,
-                                             r->features && res->events == 1 ? res : NULL)),
+                                             first_nee ? res : NULL)),
                                              1.0 / p_nee));
         /* Russian roulette on the throughput */
         if (res->events > (uint64_t)r->s.rr_start_depth) {
@@ -444,7 +481,7 @@ typedef struct {
 typedef struct {
     vec3 sum_even, sum2, normal;
     double n_even, alb2, depth2;
-    double sun, sun2, n_sun; /* the sun's transmittance from the first events that sampled it */
+    double sun, sun2, n_sun; /* the sun's transmittance (path_result.sun_T) where taken */
 } feature_acc;
 
 /* Takes samples a->n .. k_end - 1 of pixel (px, py) into *a (and *f, when not NULL). */

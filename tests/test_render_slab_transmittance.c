@@ -11,7 +11,9 @@
  *   2. every pixel is within 5 binomial standard errors of its expectation;
  *   3. mean alpha = 1 - exp(-tau/mu) within 3 standard errors;
  *   4. the ratio tracker's estimate of the transmittance (what shadow rays use), with
- *      and without Russian roulette, is exp(-tau) within 1% and 3 standard errors. */
+ *      and without Russian roulette, is exp(-tau) within 1% and 3 standard errors;
+ *   5. the deterministic quadrature (the denoiser's sun guide) gives tau within 0.1 %,
+ *      and where it stops at half of it, the depth from there on is the other half. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -113,6 +115,24 @@ int main(void)
                                   "vs %.6f", tau, thr, mean, T);
             printf("          ratio tracking (rr threshold %.1f): %.6f vs exp(-tau) %.6f "
                    "(%.2f se)\n", thr, mean, T, se_t > 0 ? fabs(mean - T) / se_t : 0.0);
+        }
+        /* 5. the midpoint rule, a quarter spacing a step, and its stopping point */
+        {
+            double spr = sigma_t_ref / rho_ref, t_half, t_none;
+            vec3 o = v3(0.013, -0.021, 0.5), dir = v3(0, 0, -1);
+            double q = pw_medium_optical_depth(d, spr, o, dir, 0.0, INFINITY, 0.25 * h,
+                                               100.0, &t_none);
+            double half = pw_medium_optical_depth(d, spr, o, dir, 0.0, INFINITY, 0.25 * h,
+                                                  0.5 * tau, &t_half);
+            double rest = pw_medium_optical_depth(d, spr, v3_madd(o, dir, t_half), dir, 0.0,
+                                                  INFINITY, 0.25 * h, 100.0, NULL);
+            CHECK(fabs(q / tau - 1) <= 1e-3, "tau %g: quadrature %.6f", tau, q);
+            CHECK(isinf(t_none), "tau %g: stopped at %g short of a depth it never reaches", tau,
+                  t_none);
+            CHECK(half == 0.5 * tau && fabs(rest / (0.5 * tau) - 1) <= 2e-3,
+                  "tau %g: stopped at %.6f, %.6f after it", tau, half, rest);
+            printf("          quadrature: %.6f; stopped at half, %.6f after (of %.6f)\n", q,
+                   rest, 0.5 * tau);
         }
         pw_density_destroy(d);
     }
