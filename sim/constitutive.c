@@ -291,19 +291,38 @@ vec3 pw_mohr_coulomb_project(vec3 s, double mu, double lambda, double sin_phi, d
     double tr = shifted_hencky(s, apex, sv, eps);
     if (tr >= 0) {
         for (int k = 0; k < 3; k++) out[k] = apex;
-    } else {
-        double e[3];
-        for (int k = 0; k < 3; k++) e[k] = eps[k] - tr / 3.0;
-        double e_max = fmax(e[0], fmax(e[1], e[2])), e_min = fmin(e[0], fmin(e[1], e[2]));
-        /* tau_k = 2 mu shrink e_k + (3 lambda + 2 mu) tr / 3: the condition is
-         * shrink A + B <= 0, with A >= 0 (|e_max + e_min| = |e_mid| <= e_max - e_min) and
-         * B < 0 under net compression */
-        double A = 2.0 * mu * ((e_max - e_min) + (e_max + e_min) * sin_phi);
-        double B = 2.0 / 3.0 * (3.0 * lambda + 2.0 * mu) * tr * sin_phi;
-        if (A + B <= 0) return s; /* inside the pyramid */
-        double shrink = -B / A;
-        for (int k = 0; k < 3; k++) out[k] = tr / 3.0 + shrink * e[k] + apex;
+        return stretches_of(out, sv);
     }
+    /* principal Kirchhoff stresses in the order of the strains (isotropic elasticity) */
+    int i1 = 0, i3 = 0;
+    for (int k = 1; k < 3; k++) {
+        if (eps[k] > eps[i1]) i1 = k;
+        if (eps[k] < eps[i3]) i3 = k;
+    }
+    if (i1 == i3) return s; /* no deviator: inside */
+    int i2 = 3 - i1 - i3;
+    double tau[3];
+    for (int k = 0; k < 3; k++) tau[k] = 2.0 * mu * eps[k] + lambda * tr;
+    const double sp = 1.0 + sin_phi, sm = 1.0 - sin_phi;
+    double fa = sp * tau[i1] - sm * tau[i3];
+    if (fa <= 0) return s; /* inside the pyramid */
+    for (int k = 0; k < 3; k++) out[k] = eps[k];
+    double a = fa / (4.0 * mu);
+    double t1 = tau[i1] - 2.0 * mu * a, t3 = tau[i3] + 2.0 * mu * a;
+    if (t1 >= tau[i2] && tau[i2] >= t3) {
+        out[i1] -= a, out[i3] += a; /* the face: flow (1, 0, -1) */
+    } else if (tau[i2] > t1) {
+        /* the edge tau_max = tau_mid: faces (1, 3) and (2, 3) */
+        double fb = sp * tau[i2] - sm * tau[i3], det = 2.0 * mu * (4.0 - sm * sm);
+        double ga = (2.0 * fa - sm * fb) / det, gb = (2.0 * fb - sm * fa) / det;
+        out[i1] -= ga, out[i2] -= gb, out[i3] += ga + gb;
+    } else {
+        /* the edge tau_mid = tau_min: faces (1, 3) and (1, 2) */
+        double fc = sp * tau[i1] - sm * tau[i2], det = 2.0 * mu * (4.0 - sp * sp);
+        double ga = (2.0 * fa - sp * fc) / det, gc = (2.0 * fc - sp * fa) / det;
+        out[i1] -= ga + gc, out[i3] += ga, out[i2] += gc;
+    }
+    for (int k = 0; k < 3; k++) out[k] += apex;
     return stretches_of(out, sv);
 }
 

@@ -151,9 +151,11 @@ vec3 pw_drucker_prager_project(vec3 s, double mu, double lambda, double alpha, d
  * is Mohr-Coulomb's pyramid, which the cone of pw_drucker_prager_project only touches
  * along the compression meridian (in plane strain the cone is as strong as a pyramid of
  * 44 degrees at phi 30: sim/docs/friction-and-cohesion.md). The flow keeps the volume, as
- * the cone's does: the deviator of eps' shrinks by the factor that puts tau on the
- * pyramid (the plastic potential is von Mises', so the Lode angle and the trace are
- * kept), and net tension past the apex goes to the apex. Signs of s are kept. */
+ * the cone's does, and follows the pyramid's own potential with no dilatancy (Koiter's
+ * rule): on a face the largest and smallest principal strains move by +-dgamma and the
+ * intermediate stays, so the intermediate stress is not relaxed by the flow (a heap's
+ * hoop stress, say); where that would carry tau past an edge, the two faces of the edge
+ * return together. Net tension past the apex goes to the apex. Signs of s are kept. */
 vec3 pw_mohr_coulomb_project(vec3 s, double mu, double lambda, double sin_phi, double apex);
 
 /* One particle's plastic law: the 2013 clamp, Drucker-Prager or Mohr-Coulomb, or the

@@ -5,9 +5,10 @@
  *   f = (tau_max - tau_min) + (tau_max + tau_min) sin phi - 2 c cos phi <= 0.
  *   1. a trial state with f < 0 comes back bit for bit;
  *   2. a state with f > 0 under net compression past the apex lands on the pyramid,
- *      f = 0 to 1e-9 of the stress scale, keeps its volumetric strain (to 1e-12) and its
- *      deviator's direction (dev eps scaled by a factor in [0, 1)): the flow is
- *      isochoric, as the cone's is;
+ *      f = 0 to 1e-9 of the stress scale, keeps its volumetric strain (to 1e-12) and
+ *      flows by Mohr-Coulomb's own potential (check_mohr_coulomb_flow): along
+ *      (1, 0, -1) in the principal order, the intermediate moving only on an edge; the
+ *      flow is isochoric, as the cone's is;
  *   3. net tension past the apex goes to it: tau = c cot phi I;
  *   4. the pyramid lies inside the cone that meets it on the compression meridian
  *      (pw_drucker_prager_alpha): every projected state satisfies the cone's condition,
@@ -47,7 +48,7 @@ int main(void)
     double mu, lambda;
     pw_lame(E, nu, &mu, &lambda);
     const double scale = E * 1e-9 * 30;
-    int inside = 0, on_pyramid = 0, apex = 0;
+    int inside = 0, on_pyramid = 0, apex = 0, on_edge[3] = {0};
     for (int trial = 0; trial < 20000; trial++) {
         double phi = (10 + 70 * urand(&st)) * PI / 180, sp = sin(phi), cot = cos(phi) / sp;
         double c = trial % 3 == 0 ? 0 : 2000 * urand(&st);
@@ -74,13 +75,16 @@ int main(void)
             inside++;
         } else {
             CHECK(fabs(f_out) <= scale, "trial %d: off the pyramid by %g", trial, f_out);
-            check_isochoric_return(s, o, trial);
+            on_edge[check_mohr_coulomb_flow(s, o, trial)]++;
             on_pyramid++;
         }
     }
     CHECK(inside > 1000 && on_pyramid > 1000 && apex > 1000,
           "each case drawn often: %d inside, %d on the pyramid, %d to the apex", inside,
           on_pyramid, apex);
+    CHECK(on_edge[0] > 100 && on_edge[1] > 100 && on_edge[2] > 100,
+          "each part of the pyramid drawn often: %d on a face, %d and %d on the edges", on_edge[0],
+          on_edge[1], on_edge[2]);
 
     for (int q = 0; q < 6; q++) {
         double phi = (15 + 10 * q) * PI / 180, sp = sin(phi), c = 300.0 * q;
