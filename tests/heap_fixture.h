@@ -195,6 +195,29 @@ static inline void heap_advance(pw_sim *s, double t_end)
     }
 }
 
+/* A column of cohesionless snow under `plasticity`, friction angle phi [deg], radius R
+ * and height H at h 0.01 m, released at rest: the mean of its flank's fitted slope at
+ * t0, t0 + dt, ... (n times), each printed. */
+static inline double heap_collapse(int plasticity, double phi, double R, double H, double t0,
+                                   double dt, int n)
+{
+    const double h = 0.01;
+    pw_material m = heap_material(plasticity, phi, 0, 0);
+    heap_shape c = {.R = R, .H = H};
+    pw_sim *s = heap_make(h, &c, &m);
+    double sum = 0, top = 0;
+    for (int k = 0; k < n; k++) {
+        double t = t0 + dt * k;
+        heap_advance(s, t);
+        double sl = heap_slope(s, &c, h, &top);
+        printf("%s, phi %.0f, t %.2f s: flank %.2f deg, top %.4f m, fastest %.4f m/s\n",
+               pw_plasticity_names[plasticity], phi, t, sl, top, heap_vmax(s));
+        sum += sl;
+    }
+    pw_sim_destroy(s);
+    return sum / n;
+}
+
 static inline int heap_everywhere(vec3 q, const void *user)
 {
     (void)q, (void)user;

@@ -9,28 +9,11 @@
 #include "check.h"
 #include "heap_fixture.h"
 
-static double collapse(double phi)
-{
-    const double h = 0.01;
-    pw_material m = heap_material(PW_PLASTICITY_DRUCKER_PRAGER, phi, 0, 0);
-    heap_shape c = {.R = 0.06, .H = 0.12};
-    pw_sim *s = heap_make(h, &c, &m);
-    double sum = 0, top = 0;
-    for (int k = 0; k < 3; k++) {
-        heap_advance(s, 0.8 + 0.1 * k);
-        double sl = heap_slope(s, &c, h, &top);
-        printf("phi %.0f, t %.1f s: flank %.2f deg, top %.4f m, fastest %.4f m/s\n", phi,
-               0.8 + 0.1 * k, sl, top, heap_vmax(s));
-        sum += sl;
-    }
-    pw_sim_destroy(s);
-    return sum / 3;
-}
-
 int main(void)
 {
     if (fixture_sanitized_heap()) return 77;
-    double lo = collapse(25), hi = collapse(40);
+    double lo = heap_collapse(PW_PLASTICITY_DRUCKER_PRAGER, 25, 0.06, 0.12, 0.8, 0.1, 3);
+    double hi = heap_collapse(PW_PLASTICITY_DRUCKER_PRAGER, 40, 0.06, 0.12, 0.8, 0.1, 3);
     printf("heap slope: %.2f deg at phi 25, %.2f at phi 40\n", lo, hi);
     CHECK(hi - lo >= 3, "the heap at phi 40 (%.2f deg) is not 3 degrees steeper than at 25 (%.2f)",
           hi, lo);

@@ -10,29 +10,11 @@
 #include "check.h"
 #include "heap_fixture.h"
 
-static double collapse(double phi)
-{
-    const double h = 0.01;
-    pw_material m = heap_material(PW_PLASTICITY_MOHR_COULOMB, phi, 0, 0);
-    heap_shape c = {.R = 0.10, .H = 0.05};
-    pw_sim *s = heap_make(h, &c, &m);
-    double sum = 0, top = 0;
-    for (int k = 0; k < 2; k++) {
-        double t = 1.25 + 0.25 * k;
-        heap_advance(s, t);
-        double sl = heap_slope(s, &c, h, &top);
-        printf("phi %.0f, t %.2f s: flank %.2f deg, top %.4f m, fastest %.4f m/s\n", phi, t, sl,
-               top, heap_vmax(s));
-        sum += sl;
-    }
-    pw_sim_destroy(s);
-    return sum / 2;
-}
-
 int main(void)
 {
     if (fixture_sanitized_heap()) return 77;
-    double lo = collapse(25), hi = collapse(40);
+    double lo = heap_collapse(PW_PLASTICITY_MOHR_COULOMB, 25, 0.10, 0.05, 1.25, 0.25, 2);
+    double hi = heap_collapse(PW_PLASTICITY_MOHR_COULOMB, 40, 0.10, 0.05, 1.25, 0.25, 2);
     printf("heap slope: %.2f deg at phi 25, %.2f at phi 40\n", lo, hi);
     CHECK(fabs(lo - 25) <= 3, "phi 25: heap slope %.2f deg", lo);
     CHECK(hi >= 31 && hi <= 43, "phi 40: heap slope %.2f deg", hi);
