@@ -6,7 +6,7 @@
  *
  *   bench_sim_snowball [--frames N] [--particles N] [--threads N] [--speed V]
  *                      [--tolerance T] [--save FILE] [--compare FILE] [--cache FILE]
- *                      [--kernels REPS] [--sweep] [--law 2013|durable|density]
+ *                      [--kernels REPS] [--sweep] [--law 2013|durable|density|pyramid]
  *                      [--kernel cubic|quadratic] [--beta B]
  *
  * --kernel picks the interpolation kernel (sim.kernel; the cubic by default) and --beta
@@ -26,8 +26,9 @@
  *
  * --law picks the snow's law: the 2013 paper's (the default), "durable" (the 2013 clamp
  * then a Drucker-Prager cone: friction 35 deg, cohesion 500 Pa, durability_rate 2), or
- * "density" (durable, with hardening from the grid's density): what the optional laws
- * cost a particle-step (sim/docs/durable-snow.md).
+ * "density" (durable, with hardening from the grid's density), or "pyramid" (durable on
+ * the Mohr-Coulomb pyramid in place of the cone): what the optional laws cost a
+ * particle-step (sim/docs/durable-snow.md).
  *
  * --sweep instead runs the same throw at 1e4, 3e4, 1e5, 3e5, 1e6 and 3e6 particles
  * (sizes up to --particles, when given) over the first SWEEP_TIME of simulated time
@@ -82,7 +83,8 @@ static int fill_ball(pw_seeded *sd, vec3 c, double r, double h, vec3 v)
     pw_material mat;
     pw_material_default(&mat);
     if (strcmp(law_name, "2013")) {
-        mat.plasticity = PW_PLASTICITY_CLAMP_DRUCKER_PRAGER;
+        mat.plasticity = strcmp(law_name, "pyramid") ? PW_PLASTICITY_CLAMP_DRUCKER_PRAGER
+                                                      : PW_PLASTICITY_CLAMP_MOHR_COULOMB;
         mat.friction_angle = 35;
         mat.cohesion = 500;
         mat.durability_rate = 2;
@@ -312,7 +314,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[k], "--kernels")) kernels = atoi(argv[k + 1]);
         else if (!strcmp(argv[k], "--law") &&
                  (!strcmp(argv[k + 1], "2013") || !strcmp(argv[k + 1], "durable") ||
-                  !strcmp(argv[k + 1], "density")))
+                  !strcmp(argv[k + 1], "density") || !strcmp(argv[k + 1], "pyramid")))
             law_name = argv[k + 1];
         else if (!strcmp(argv[k], "--kernel") &&
                  (!strcmp(argv[k + 1], "cubic") || !strcmp(argv[k + 1], "quadratic")))
@@ -322,7 +324,7 @@ int main(int argc, char **argv)
         else {
             fprintf(stderr, "usage: %s [--frames N] [--particles N] [--threads N] [--speed V] "
                             "[--tolerance T] [--save FILE] [--compare FILE] [--cache FILE.pwc] "
-                            "[--kernels REPS] [--sweep] [--law 2013|durable|density] "
+                            "[--kernels REPS] [--sweep] [--law 2013|durable|density|pyramid] "
                             "[--kernel cubic|quadratic] [--beta B]\n",
                     argv[0]);
             return 2;
