@@ -5,8 +5,9 @@
  * at 40 degrees the collapse stops 6-8 degrees below the friction angle
  * (sim/docs/friction-and-cohesion.md, section 8), short of the product's "within 3
  * degrees". The pyramid's own flow (Koiter's rule: the intermediate stress flows only on
- * an edge) lifted these flanks from 21.9 and 28.9 degrees, the von Mises-like radial
- * return before it; the bounds fail under that flow. */
+ * an edge) lifted these flanks from 22.0 and 28.9 degrees, the von Mises-like radial
+ * return before it: under that flow the phi 40 bound fails, and phi 25 passes at its
+ * edge. */
 #include "check.h"
 #include "heap_fixture.h"
 
